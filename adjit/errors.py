@@ -1,0 +1,41 @@
+"""Exceptions raised by adjit.
+
+Every error a user can trigger names what went wrong: the construct, the function and the
+source line for unsupported code; the offending argument for bad API usage.
+"""
+
+
+class AdjitError(Exception):
+    """Base class of every adjit error."""
+
+
+class UnsupportedError(AdjitError, NotImplementedError):
+    """A construct has no differentiation rule. Raised instead of returning a wrong answer."""
+
+    def __init__(self, construct, func_name="<unknown>", loc=None, detail=""):
+        self.construct = construct
+        self.func_name = func_name
+        self.loc = loc
+        where = ""
+        if loc is not None:
+            where = f" at {getattr(loc, 'filename', '?')}:{getattr(loc, 'line', '?')}"
+            line = _source_line(loc)
+            if line:
+                where += f"\n    {line}"
+        msg = f"adjit cannot differentiate {construct} in function '{func_name}'{where}"
+        if detail:
+            msg += f"\n  ({detail})"
+        super().__init__(msg)
+
+
+class ArgumentError(AdjitError, ValueError):
+    """A transform was called with bad arguments (argnums, output kind, tangent shape...)."""
+
+
+def _source_line(loc):
+    """The stripped source text of a numba ``ir.Loc``, or '' when unavailable."""
+    try:
+        lines = loc.get_lines()
+        return lines[loc.line - 1].strip() if lines and loc.line else ""
+    except Exception:
+        return ""

@@ -1,0 +1,1 @@
+"""Hand-written LLVM IR runtime of adjit (the tape). Shipped in the wheel as ``adjit.native``."""

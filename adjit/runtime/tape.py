@@ -1,0 +1,219 @@
+"""Numba intrinsics over the native tape (see native/tape_fast.ll for the layout).
+
+Generated derivative code does, per thread::
+
+    tape = tape_acquire()
+    tape_push(tape, (x, i, flag))               # forward sweep
+    ...
+    x, i, flag = pop_record(rec_type)(tape)     # reverse sweep, LIFO
+
+Every scalar takes one 8-byte word: floats are bit-cast, integers and booleans are
+zero-extended (and truncated back on pop), so the round trip is exact. The intrinsics
+only declare the ``adjit_tape_*`` functions and link the fast-path library; LLVM inlines
+them into the caller.
+"""
+
+import re
+
+from llvmlite import ir
+from numba.core import cgutils, errors, types
+from numba.extending import intrinsic
+
+from adjit.runtime import loader
+
+_I64 = ir.IntType(64)
+_VOIDPTR = ir.IntType(8).as_pointer()
+
+# Signatures of the fast-path functions in tape_fast.ll.
+_FAST_FUNCTIONS = {
+    "adjit_tape_acquire": (_VOIDPTR, ()),
+    "adjit_tape_reserve": (_VOIDPTR, (_VOIDPTR, _I64)),
+    "adjit_tape_release": (_VOIDPTR, (_VOIDPTR, _I64)),
+    "adjit_tape_put": (ir.VoidType(), (_VOIDPTR, _I64, _I64)),
+    "adjit_tape_get": (_I64, (_VOIDPTR, _I64)),
+    "adjit_tape_depth": (_I64, (_VOIDPTR,)),
+    "adjit_tape_set_depth": (ir.VoidType(), (_VOIDPTR, _I64)),
+}
+
+_OOM_MESSAGE = "adjit: out of memory while growing the tape"
+
+
+def _link_fast_path(context):
+    """Link the fast-path library into the function being compiled (once per codegen)."""
+    context.active_code_library.add_linking_library(loader.fast_library())
+
+
+def _call(builder, name, *args):
+    """Declare (if needed) and call the tape_fast.ll function ``name``."""
+    ret, params = _FAST_FUNCTIONS[name]
+    fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ret, params), name)
+    return builder.call(fn, list(args))
+
+
+def record_words(ty):
+    """Number of tape words a record of numba type ``ty`` occupies (None if unsupported)."""
+    if isinstance(ty, (types.Boolean, types.Integer, types.Float)):
+        return 1
+    if isinstance(ty, types.Complex):
+        return 2
+    if isinstance(ty, types.BaseTuple):
+        total = 0
+        for t in ty.types:
+            n = record_words(t)
+            if n is None:
+                return None
+            total += n
+        return total
+    return None
+
+
+def _check_record(ty, what):
+    """Unliteral ``ty`` and reject types that cannot go on the tape (typing time)."""
+    ty = types.unliteral(ty)
+    if record_words(ty) is None:
+        raise errors.TypingError(
+            "adjit %s: unsupported tape record type %s (expected a float, integer, "
+            "boolean, complex or a (nested) tuple of those)" % (what, ty))
+    return ty
+
+
+def _scalar_bits(context, ty):
+    """LLVM bit width of a scalar's value representation (booleans are i1)."""
+    return 1 if isinstance(ty, types.Boolean) else ty.bitwidth
+
+
+def _encode(context, builder, ty, value, out):
+    """Append the i64 words of ``value`` (numba type ``ty``) to ``out``."""
+    if isinstance(ty, types.BaseTuple):
+        for i, t in enumerate(ty.types):
+            _encode(context, builder, t, builder.extract_value(value, i), out)
+    elif isinstance(ty, types.Complex):
+        part = ty.underlying_float
+        for i in (0, 1):
+            _encode(context, builder, part, builder.extract_value(value, i), out)
+    else:
+        bits = _scalar_bits(context, ty)
+        if isinstance(ty, types.Float):
+            value = builder.bitcast(value, ir.IntType(bits))
+        if bits < 64:
+            value = builder.zext(value, _I64)
+        out.append(value)
+
+
+def _decode(context, builder, ty, words):
+    """Rebuild a value of numba type ``ty`` from the iterator ``words`` of i64 words."""
+    if isinstance(ty, (types.BaseTuple, types.Complex)):
+        parts = (ty.types if isinstance(ty, types.BaseTuple)
+                 else (ty.underlying_float,) * 2)
+        value = ir.Constant(context.get_value_type(ty), ir.Undefined)
+        for i, t in enumerate(parts):
+            value = builder.insert_value(value, _decode(context, builder, t, words), i)
+        return value
+    word = next(words)
+    bits = _scalar_bits(context, ty)
+    if bits < 64:
+        word = builder.trunc(word, ir.IntType(bits))
+    if isinstance(ty, types.Float):
+        word = builder.bitcast(word, context.get_value_type(ty))
+    return word
+
+
+def _raise_oom_if_null(context, builder, ptr):
+    """Turn a null from the tape allocator into a numba MemoryError."""
+    with builder.if_then(cgutils.is_null(builder, ptr), likely=False):
+        context.call_conv.return_user_exc(builder, MemoryError, (_OOM_MESSAGE,))
+
+
+def _check_tape(tape):
+    """The tape handle must be the ``voidptr`` returned by tape_acquire."""
+    if tape != types.voidptr:
+        raise errors.TypingError("adjit tape handle must be voidptr, got %s" % (tape,))
+
+
+@intrinsic
+def tape_acquire(typingctx):
+    """The calling thread's tape (``voidptr``), created on its first use in that thread."""
+    def codegen(context, builder, sig, args):
+        _link_fast_path(context)
+        tape = _call(builder, "adjit_tape_acquire")
+        _raise_oom_if_null(context, builder, tape)
+        return tape
+    return types.voidptr(), codegen
+
+
+@intrinsic
+def tape_push(typingctx, tape, record):
+    """Push a scalar or (nested, heterogeneous) tuple of scalars as one tape record."""
+    _check_tape(tape)
+    rec = _check_record(record, "tape_push")
+
+    def codegen(context, builder, sig, args):
+        words = []
+        _encode(context, builder, rec, args[1], words)
+        if words:
+            n = ir.Constant(_I64, len(words))
+            _link_fast_path(context)
+            slot = _call(builder, "adjit_tape_reserve", args[0], n)
+            _raise_oom_if_null(context, builder, slot)
+            for i, w in enumerate(words):
+                _call(builder, "adjit_tape_put", slot, ir.Constant(_I64, i), w)
+        return context.get_dummy_value()
+    return types.none(types.voidptr, rec), codegen
+
+
+@intrinsic
+def tape_depth(typingctx, tape):
+    """Number of 8-byte words currently on ``tape``."""
+    _check_tape(tape)
+
+    def codegen(context, builder, sig, args):
+        _link_fast_path(context)
+        return _call(builder, "adjit_tape_depth", *args)
+    return types.int64(types.voidptr), codegen
+
+
+@intrinsic
+def tape_set_depth(typingctx, tape, depth):
+    """Drop ``tape`` back to ``depth`` words (a depth read earlier with tape_depth)."""
+    _check_tape(tape)
+    if not isinstance(depth, types.Integer):
+        raise errors.TypingError("adjit tape_set_depth: depth must be an integer")
+
+    def codegen(context, builder, sig, args):
+        _link_fast_path(context)
+        _call(builder, "adjit_tape_set_depth", *args)
+        return context.get_dummy_value()
+    return types.none(types.voidptr, types.int64), codegen
+
+
+_pop_cache = {}
+
+
+def pop_record(record_type):
+    """Return the (cached) intrinsic ``(voidptr) -> record_type`` popping one record.
+
+    ``record_type`` must be exactly the numba type that was pushed.
+    """
+    try:
+        return _pop_cache[record_type]
+    except KeyError:
+        pass
+    rec = _check_record(record_type, "pop_record")
+    nwords = record_words(rec)
+
+    def _pop(typingctx, tape):
+        _check_tape(tape)
+
+        def codegen(context, builder, sig, args):
+            if nwords == 0:
+                return ir.Constant(context.get_value_type(rec), ir.Undefined)
+            _link_fast_path(context)
+            slot = _call(builder, "adjit_tape_release", args[0], ir.Constant(_I64, nwords))
+            words = (_call(builder, "adjit_tape_get", slot, ir.Constant(_I64, i))
+                     for i in range(nwords))
+            return _decode(context, builder, rec, words)
+        return rec(types.voidptr), codegen
+
+    _pop.__name__ = _pop.__qualname__ = "pop_record_" + re.sub(r"\W+", "_", str(rec))
+    # setdefault: concurrent first calls for one type still agree on a single intrinsic
+    return _pop_cache.setdefault(record_type, intrinsic(_pop))

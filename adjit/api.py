@@ -1,0 +1,164 @@
+"""Public transforms: ``grad``, ``value_and_grad``, ``vjp`` and ``show``.
+
+Each transform returns a Numba dispatcher (generated IR compiled through Numba's pipeline),
+so it runs from Python and inside ``@njit`` code, is compiled once per signature, and
+calling ``adjit.grad(f)`` twice returns the same dispatcher.
+
+Conventions follow JAX: ``argnums`` is an int or a tuple of ints; an int gives one
+gradient, a tuple gives a tuple. Gradients have their argument's type and shape.
+"""
+import inspect
+import threading
+
+import numpy as np
+from numba.core import ir, types
+
+from .capture.typed_ir import capture, py_function_of
+from .compile.dispatcher import generated_dispatcher
+from .errors import ArgumentError
+from .ir.builder import Emitter
+from .runtime import tape_acquire
+from .transform.analysis import is_differentiable, is_float, is_float_array
+from .transform.reverse.program import derive
+
+_transforms = {}
+_lock = threading.Lock()
+
+
+def _normalise_argnums(argnums, nparams, fname):
+    """Validate ``argnums`` against the signature; return (tuple, was_int)."""
+    single = isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool)
+    nums = (int(argnums),) if single else argnums
+    if not isinstance(nums, tuple) or not nums or not all(
+            isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in nums):
+        raise ArgumentError(f"argnums must be an int or a non-empty tuple of ints, "
+                            f"got {argnums!r} for {fname}")
+    out = []
+    for a in nums:
+        if not -nparams <= a < nparams:
+            raise ArgumentError(f"argnums={argnums!r} is out of range for {fname}, which "
+                                f"takes {nparams} arguments")
+        out.append(int(a) % nparams)
+    if len(set(out)) != len(out):
+        raise ArgumentError(f"argnums={argnums!r} repeats an argument of {fname}")
+    return tuple(out), single
+
+
+def _check_differentiable(fname, names, argtypes, argnums):
+    """An int/bool argument in argnums is a user error: say which one."""
+    for i in argnums:
+        if not is_differentiable(argtypes[i]):
+            raise ArgumentError(
+                f"argnums includes argument {i} ('{names[i]}') of {fname}, which has type "
+                f"{argtypes[i]}; only float scalars and float arrays are differentiable")
+
+
+def _check_scalar_output(fname, typed):
+    if not is_float(typed.return_type):
+        raise ArgumentError(f"grad requires {fname} to return a float scalar; it returns "
+                            f"{typed.return_type}. Use adjit.vjp for other outputs.")
+
+
+class _Wrapper:
+    """Builds the IR of a top-level transform: acquire the tape, fwd, seed, rev."""
+
+    def __init__(self, func, argnums, single, kind):
+        self.func, self.argnums, self.single, self.kind = func, argnums, single, kind
+        self.py_func = py_function_of(func)
+        self.names = tuple(inspect.signature(self.py_func).parameters)
+        self.fname = self.py_func.__qualname__
+
+    def stub_names(self):
+        names = list(self.names)
+        if self.kind == "vjp":
+            names.append("ybar" if "ybar" not in names else "adjit_ybar_in")
+        return names
+
+    def build(self, argtypes):
+        """IR of the transform for one signature."""
+        n = len(self.names)
+        primal_types = tuple(types.unliteral(t) for t in argtypes[:n])
+        if self.kind == "vjp":
+            active = tuple(i for i, t in enumerate(primal_types) if is_differentiable(t))
+        else:
+            _check_differentiable(self.fname, self.names, primal_types, self.argnums)
+            _check_scalar_output(self.fname, capture(self.func, primal_types))
+            active = self.argnums
+        program = derive(self.func, primal_types, active)
+        loc = ir.Loc(inspect.getsourcefile(self.py_func) or "<adjit>",
+                     self.py_func.__code__.co_firstlineno)
+        scope = ir.Scope(None, loc)
+        block = ir.Block(scope, loc)
+        e = Emitter(block, scope, loc)
+        args = [e.assign(ir.Arg(name, i, loc), target=name)
+                for i, name in enumerate(self.stub_names())]
+        tape = e.call(tape_acquire, [], hint="tape")
+        y = e.call(program.fwd, [tape] + args[:n], hint="y")
+        shadows = [e.call(np.zeros_like, [args[i]], hint="shadow") for i in program.array_args]
+        seed = args[n] if self.kind == "vjp" else e.const(
+            np.float32(1.0) if capture(self.func, primal_types).return_type == types.float32
+            else 1.0, hint="one")
+        cots = e.call(program.rev, [tape] + args[:n] + shadows + [seed], hint="cots")
+        if self.kind == "vjp":
+            e.ret(e.tuple([y, cots]))
+            return {0: block}
+        grads = [e.item(cots, i) for i in self.argnums]
+        result = grads[0] if self.single else e.tuple(grads)
+        e.ret(e.tuple([y, result]) if self.kind == "value_and_grad" else result)
+        return {0: block}
+
+
+def _transform(func, argnums, kind):
+    """The cached dispatcher of one transform of ``func``."""
+    if not callable(func):
+        raise ArgumentError(f"adjit.{kind} expects a function, got {func!r}")
+    py_func = py_function_of(func)
+    nparams = len(inspect.signature(py_func).parameters)
+    nums, single = _normalise_argnums(argnums, nparams, py_func.__qualname__)
+    key = (py_func, nums, single, kind)
+    with _lock:
+        disp = _transforms.get(key)
+        if disp is None:
+            wrapper = _Wrapper(func, nums, single, kind)
+            disp = generated_dispatcher(f"{kind}_{py_func.__name__}", wrapper.stub_names(),
+                                        wrapper.build)
+            disp.adjit_wrapper = wrapper
+            _transforms[key] = disp
+        return disp
+
+
+def grad(func=None, argnums=0):
+    """``grad(f)(*args)`` is d f / d args[argnums]; usable as ``@grad`` or ``@grad(argnums=1)``."""
+    if func is None:
+        return lambda f: grad(f, argnums)
+    return _transform(func, argnums, "grad")
+
+
+def value_and_grad(func=None, argnums=0):
+    """``value_and_grad(f)(*args)`` is ``(f(*args), grad(f, argnums)(*args))`` in one sweep."""
+    if func is None:
+        return lambda f: value_and_grad(f, argnums)
+    return _transform(func, argnums, "value_and_grad")
+
+
+def vjp(func):
+    """``vjp(f)(*args, ybar)`` is ``(f(*args), cotangents)``, one cotangent per argument:
+    ybar * df/darg for floats, an array for float arrays, 0 for ints and bools."""
+    return _transform(func, 0, "vjp")
+
+
+def show(func, *args, argnums=None, file=None):
+    """Print the primal typed IR, the forward-pass IR and the reverse-pass IR of ``func``
+    for the types of ``args``, each statement tagged with its source line."""
+    import numba
+    argtypes = tuple(types.unliteral(numba.typeof(a)) for a in args)
+    if argnums is None:
+        active = tuple(i for i, t in enumerate(argtypes) if is_differentiable(t))
+    else:
+        active, _ = _normalise_argnums(argnums, len(argtypes), py_function_of(func).__qualname__)
+    text = derive(func, argtypes, active).show()
+    print(text, file=file)
+    return text
+
+
+__all__ = ["grad", "value_and_grad", "vjp", "show"]

@@ -1,0 +1,116 @@
+"""Capture Numba's typed SSA IR for one signature of a function.
+
+A typing-only Numba pipeline runs the untyped passes and ``NopythonTypeInference``; a pass
+right after it copies ``func_ir`` (phis included: ``PreLowerStripPhis`` would destroy them),
+``typemap``, ``calltypes`` and ``return_type`` and ends the pipeline early, so nothing is
+lowered or compiled. Results are cached per (function, argument types).
+"""
+import threading
+from dataclasses import dataclass, field
+
+import numba
+from numba.core import compiler, ir, types
+from numba.core.compiler import CompilerBase, DefaultPassBuilder
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.compiler_machinery import FunctionPass, register_pass
+from numba.core.registry import cpu_target
+from numba.core.typed_passes import NopythonTypeInference
+
+from ..errors import ArgumentError
+
+
+@dataclass
+class TypedFunction:
+    """The typed SSA IR of one function specialised to ``argtypes``."""
+
+    py_func: object
+    argtypes: tuple
+    func_ir: ir.FunctionIR
+    typemap: dict
+    calltypes: dict
+    return_type: types.Type
+    dispatcher: object = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def name(self):
+        return self.py_func.__qualname__
+
+    @property
+    def arg_names(self):
+        return tuple(self.func_ir.arg_names)
+
+    def typeof(self, var):
+        """The Numba type of a variable (``ir.Var`` or name)."""
+        return self.typemap[var if isinstance(var, str) else var.name]
+
+
+@register_pass(mutates_CFG=False, analysis_only=True)
+class CaptureTypedIR(FunctionPass):
+    """Copy the typed SSA IR, then stop the pipeline: capture needs no lowering."""
+
+    _name = "adjit_capture_typed_ir"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        # FunctionIR.copy() copies blocks and statement lists but keeps the statement and
+        # expression objects, so the identity-keyed calltypes still apply to the copy.
+        captured = (state.func_ir.copy(), dict(state.typemap), dict(state.calltypes),
+                    state.return_type)
+        raise compiler._EarlyPipelineCompletion(captured)
+
+
+class TypingOnlyPipeline(CompilerBase):
+    """Numba's untyped passes plus type inference; ends at ``CaptureTypedIR``."""
+
+    def define_pipelines(self):
+        pm = DefaultPassBuilder.define_untyped_pipeline(self.state)
+        pm.add_pass(NopythonTypeInference, "nopython frontend")
+        pm.add_pass(CaptureTypedIR, "adjit: capture typed IR")
+        pm.finalize()
+        return [pm]
+
+
+_cache = {}
+_lock = threading.RLock()
+
+
+def py_function_of(func):
+    """The Python function behind a plain function or a Numba dispatcher."""
+    return getattr(func, "py_func", func)
+
+
+def capture(func, argtypes):
+    """Typed SSA IR of ``func`` (plain function or ``@njit`` dispatcher) for ``argtypes``."""
+    py_func = py_function_of(func)
+    argtypes = tuple(argtypes)
+    key = (py_func, argtypes)
+    with _lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            return hit
+    flags = compiler.Flags()
+    flags.nrt = True
+    if isinstance(func, numba.core.dispatcher.Dispatcher):
+        cpu_target.options.parse_as_flags(flags, func.targetoptions)
+    with global_compiler_lock:
+        cpu_target.target_context.refresh()
+        func_ir, typemap, calltypes, rtype = compiler.compile_extra(
+            cpu_target.typing_context, cpu_target.target_context, py_func,
+            args=argtypes, return_type=None, flags=flags, locals={},
+            pipeline_class=TypingOnlyPipeline)
+    typed = TypedFunction(py_func, argtypes, func_ir, typemap, calltypes, rtype,
+                          dispatcher=func if func is not py_func else None)
+    with _lock:
+        _cache.setdefault(key, typed)
+    return _cache[key]
+
+
+def check_arity(py_func, args):
+    """Raise a clear ArgumentError when a transform gets the wrong number of arguments."""
+    import inspect
+    nparams = len(inspect.signature(py_func).parameters)
+    if len(args) != nparams:
+        raise ArgumentError(f"{py_func.__qualname__} takes {nparams} arguments, got {len(args)}")

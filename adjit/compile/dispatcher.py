@@ -1,0 +1,84 @@
+"""Expose generated Numba IR as ordinary Numba dispatchers.
+
+Each generated function is a real ``numba.njit`` dispatcher around a stub whose parameters
+carry the right names. Its pipeline does not translate bytecode: the first pass asks the
+stub's builder for the IR of the requested signature, then Numba's own type inference and
+lowering passes run on it. So generated code is callable from Python, from ``@njit`` code
+(where LLVM can inline it) and can be fed to adjit again.
+"""
+import types as pytypes
+
+import numba
+from numba.core import ir, typed_passes, untyped_passes
+from numba.core.compiler import CompilerBase, DefaultPassBuilder
+from numba.core.compiler_machinery import FunctionPass, PassManager, register_pass
+
+from ..capture.normalise import after_rewrite
+
+
+def _stub_template():
+    return None
+
+
+def make_stub(name, arg_names, builder):
+    """A Python function named ``name`` with parameters ``arg_names`` and no body; the
+    dispatcher built on it gets its IR from ``builder(argtypes) -> blocks``."""
+    code = _stub_template.__code__.replace(
+        co_argcount=len(arg_names), co_varnames=tuple(arg_names),
+        co_nlocals=len(arg_names), co_name=name, co_qualname=name)
+    stub = pytypes.FunctionType(code, {"__name__": "adjit.generated"}, name)
+    stub._adjit_builder = builder
+    return stub
+
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class BuildGeneratedIR(FunctionPass):
+    """Replace bytecode translation: the IR comes from the stub's builder."""
+
+    _name = "adjit_build_generated_ir"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        stub = state.func_id.func
+        blocks = stub._adjit_builder(tuple(state.args))
+        arg_names = tuple(state.func_id.arg_names)
+        after_rewrite(blocks, f"build of {stub.__name__}", arg_names)
+        loc = blocks[min(blocks)].loc
+        func_ir = ir.FunctionIR(blocks, False, state.func_id, loc, {},
+                                len(arg_names), arg_names)
+        state.func_ir = func_ir
+        state.nargs = len(arg_names)
+        return True
+
+
+class GeneratedPipeline(CompilerBase):
+    """BuildGeneratedIR, then Numba's standard typed and lowering passes."""
+
+    def define_pipelines(self):
+        pm = PassManager("adjit_generated")
+        pm.add_pass(BuildGeneratedIR, "adjit: build IR")
+        pm.add_pass(untyped_passes.FixupArgs, "fix up args")
+        pm.add_pass(untyped_passes.IRProcessing, "processing IR")
+        pm.add_pass(typed_passes.NopythonTypeInference, "nopython frontend")
+        pm.add_pass(typed_passes.PreLowerStripPhis, "remove phis nodes")
+        pm.add_pass(typed_passes.InlineOverloads, "inline overloaded functions")
+        pm.add_pass(typed_passes.NopythonRewrites, "nopython rewrites")
+        lowering = DefaultPassBuilder.define_nopython_lowering_pipeline(self.state)
+        for pass_cls, desc in lowering.passes:
+            pm.add_pass(pass_cls, desc)
+        pm.finalize()
+        return [pm]
+
+
+def generated_dispatcher(name, arg_names, builder, internal=False):
+    """A Numba dispatcher whose IR per signature is ``builder(argtypes)``.
+
+    ``internal`` functions are never called from Python and skip the CPython wrapper,
+    which roughly halves their compile time."""
+    stub = make_stub(name, arg_names, builder)
+    options = {"pipeline_class": GeneratedPipeline}
+    if internal:
+        options["no_cpython_wrapper"] = True
+    return numba.njit(**options)(stub)

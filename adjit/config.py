@@ -1,0 +1,9 @@
+"""Runtime switches, read from the environment once at import.
+
+- ``ADJIT_CHECKS=1``   run IR invariant checks after every rewrite (the tests turn this on).
+- ``ADJIT_DUMP_IR=1``  print the IR after every normalisation and transform pass.
+"""
+import os
+
+CHECKS = os.environ.get("ADJIT_CHECKS", "0") not in ("", "0")
+DUMP_IR = os.environ.get("ADJIT_DUMP_IR", "0") not in ("", "0")

@@ -1,0 +1,24 @@
+"""Primitives declared non-differentiable, explicitly: their results carry no adjoint.
+
+Declaring them is what lets the transform reject everything else: a primitive that is
+neither here nor in a rule file raises ``UnsupportedError`` when its input is active.
+"""
+import math
+import operator
+
+import numpy as np
+
+from .core import nondiff
+
+nondiff(
+    # comparisons and truth
+    operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
+    operator.not_, operator.truth, operator.is_, operator.is_not, bool,
+    # integer-valued results
+    int, len, range, round, math.floor, math.ceil, math.trunc, math.isnan, math.isinf,
+    math.isfinite, np.floor, np.ceil, np.trunc, np.rint, np.round, np.sign,
+    np.isnan, np.isinf, np.isfinite, np.int64, np.int32, np.intp,
+    # bitwise operators (integers and bools only)
+    operator.and_, operator.or_, operator.xor, operator.invert, operator.lshift,
+    operator.rshift,
+)

@@ -1,0 +1,74 @@
+"""Build the forward-pass IR: the primal blocks, plus what the reverse pass will need.
+
+``f_fwd(adjit_tape, *args)`` has the primal's blocks and labels. Per block it adds, just
+before the terminator (so before the phi copies Numba inserts when it strips phis):
+- one push of the block's record (the values its reverse block reads), when non-empty;
+- one push of the block's id, when a successor has several predecessors (or when the
+  function has several return blocks and this is one of them).
+Calls to other ``@njit`` functions with active inputs call their forward pass instead, and
+iterators over active arrays get a position counter.
+"""
+import operator
+
+from numba.core import ir
+
+from ...ir.builder import Emitter, clone_stmt
+from ...runtime import tape_push
+from .context import TAPE, counter
+
+
+def fwd_statement(ctx, stmt, e):
+    """fwd: copy the statement, rewriting the few node kinds that need it."""
+    new = clone_stmt(stmt)
+    value = getattr(new, "value", None)
+    if isinstance(value, ir.Arg):
+        new.value = ir.Arg(value.name, value.index + 1, value.loc)
+    elif isinstance(value, ir.Expr) and value.op == "call" and id(stmt.value) in ctx.derived_calls:
+        program = ctx.derived_calls[id(stmt.value)]
+        value.func = e.glob(program.fwd, name=program.fwd.__name__)
+        value.args = [e.var(TAPE)] + list(value.args)
+    e.stmt(new)
+    if isinstance(value, ir.Expr) and value.op == "getiter" and new.target.name in ctx.array_iterators:
+        e.assign(e.const(-1), target=counter(new.target.name))
+    elif isinstance(value, ir.Expr) and value.op == "iternext":
+        root = iterator_root(ctx, value.value.name)
+        if root in ctx.array_iterators:
+            idx = e.var(counter(root))
+            e.binop(operator.add, idx, e.const(1), target=counter(root))
+
+
+def iterator_root(ctx, name):
+    """The getiter variable an iterator variable is a copy of."""
+    seen = set()
+    while name not in seen:
+        seen.add(name)
+        value = ctx.definition(name)
+        if not isinstance(value, ir.Var):
+            return name
+        name = value.name
+    return name
+
+
+def build_forward(ctx, rev):
+    """The forward-pass blocks, given the record layouts chosen by the reverse pass."""
+    blocks = {}
+    cfg = ctx.cfg
+    for label in sorted(ctx.blocks):
+        primal = ctx.blocks[label]
+        block = ir.Block(primal.scope, primal.loc)
+        e = Emitter(block, primal.scope, primal.loc)
+        if label == cfg.entry:
+            e.assign(ir.Arg(TAPE, 0, primal.loc), target=TAPE)
+        for stmt in primal.body[:-1]:
+            e.loc = stmt.loc
+            fwd_statement(ctx, stmt, e)
+        e.loc = primal.terminator.loc
+        saved = rev.records[label]
+        if saved:
+            rec = e.tuple([e.var(name) for name in saved], hint="rec")
+            e.call(tape_push, [e.var(TAPE), rec], hint="pushed")
+        if rev.pushes_id[label] or (label in cfg.returns and rev.pushes_return_id):
+            e.call(tape_push, [e.var(TAPE), e.const(label, hint="id")], hint="pushed")
+        block.append(clone_stmt(primal.terminator))
+        blocks[label] = block
+    return blocks

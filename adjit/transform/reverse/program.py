@@ -1,0 +1,116 @@
+"""The reverse-mode program of one (function, argument types, active arguments).
+
+A ``ReverseProgram`` owns two generated dispatchers that share the tape:
+- ``fwd(adjit_tape, *args) -> y`` runs the primal and pushes what the reverse pass needs;
+- ``rev(adjit_tape, *args, *shadows, adjit_ybar) -> cotangents`` pops it and returns one
+  cotangent per argument (float adjoint, the shadow array, or 0); shadow arrays are passed
+  only for active float-array arguments and are incremented in place.
+Programs are cached per key and created before their IR is built, so a function that calls
+itself finds its own program in the cache instead of deriving it again.
+"""
+import threading
+
+from numba.core import types
+
+from ... import config
+from ...capture.normalise import after_rewrite, normalise
+from ...capture.typed_ir import capture, py_function_of
+from ...compile.dispatcher import generated_dispatcher
+from ...errors import AdjitError
+from ..analysis import is_float_array
+from .context import TAPE, YBAR, ReverseContext, shadow_arg
+from .forward_pass import build_forward
+from .reverse_pass import ReversePass
+
+_programs = {}
+_lock = threading.RLock()
+
+
+class ReverseProgram:
+    """Forward and reverse dispatchers of one function specialisation."""
+
+    def __init__(self, func, argtypes, active_args):
+        self.func = func
+        self.py_func = py_function_of(func)
+        self.argtypes = tuple(argtypes)
+        self.active_args = tuple(sorted(active_args))
+        self.array_args = [i for i in self.active_args if is_float_array(self.argtypes[i])]
+        names = list(self.arg_names)
+        shadows = [shadow_arg(names[i]) for i in self.array_args]
+        base = self.py_func.__name__
+        self.fwd = generated_dispatcher(f"{base}_fwd", [TAPE] + names, self._build_fwd,
+                                        internal=True)
+        self.rev = generated_dispatcher(f"{base}_rev", [TAPE] + names + shadows + [YBAR],
+                                        self._build_rev, internal=True)
+        self._typed = None
+
+    @property
+    def arg_names(self):
+        import inspect
+        return tuple(inspect.signature(self.py_func).parameters)
+
+    @property
+    def typed(self):
+        """The normalised typed IR of the primal (captured once)."""
+        if self._typed is None:
+            self._typed = normalise(capture(self.func, self.argtypes))
+        return self._typed
+
+    def analyse(self):
+        """A fresh context plus the reverse blocks (which fix the record layouts)."""
+        ctx = ReverseContext(self.typed, self.active_args)
+        ctx.derive = derive_call
+        ctx.derived_calls = {}
+        rev = ReversePass(ctx)
+        names = list(self.arg_names)
+        rev.build(names, [shadow_arg(names[i]) for i in self.array_args])
+        return ctx, rev
+
+    def _check(self, argtypes, extra):
+        got = tuple(types.unliteral(t) for t in argtypes[1:1 + len(self.argtypes)])
+        if got != self.argtypes or len(argtypes) != 1 + len(self.argtypes) + extra:
+            raise AdjitError(f"internal: {self.py_func.__qualname__} derivative compiled "
+                             f"for {argtypes}, built for {self.argtypes}")
+
+    def _build_fwd(self, argtypes):
+        self._check(argtypes, 0)
+        ctx, rev = self.analyse()
+        blocks = build_forward(ctx, rev)
+        after_rewrite(blocks, f"forward pass of {self.py_func.__qualname__}",
+                      ("adjit_tape",) + self.arg_names)
+        return blocks
+
+    def _build_rev(self, argtypes):
+        self._check(argtypes, len(self.array_args) + 1)
+        ctx, rev = self.analyse()
+        return rev.blocks
+
+    def show(self):
+        """Text of the primal, forward-pass and reverse-pass IR."""
+        from ...ir.printing import format_blocks, format_function
+        ctx, rev = self.analyse()
+        return "\n".join([
+            format_function(self.typed.func_ir, f"primal typed IR of {self.py_func.__qualname__}"),
+            format_blocks(build_forward(ctx, rev), "forward pass"),
+            format_blocks(rev.blocks, "reverse pass"),
+        ])
+
+
+def derive(func, argtypes, active_args):
+    """The cached ``ReverseProgram`` of ``func`` for ``argtypes`` and active arguments."""
+    key = (py_function_of(func), tuple(argtypes), tuple(sorted(active_args)))
+    with _lock:
+        program = _programs.get(key)
+        if program is None:
+            program = _programs[key] = ReverseProgram(func, argtypes, active_args)
+        return program
+
+
+def derive_call(dispatcher, argtypes, active_args, loc):
+    """The derived rule of an ``@njit`` callee, shared by every call site."""
+    return derive(dispatcher, argtypes, active_args)
+
+
+def program_count():
+    """How many derived programs exist (tests check a shared callee is derived once)."""
+    return len(_programs)

@@ -1,0 +1,209 @@
+"""Build the reverse-pass IR: one adjoint block per primal block, walked backwards.
+
+Layout of the generated function ``f_rev(adjit_tape, *args, *shadows, adjit_ybar)``:
+- label 0 (entry): bind arguments, zero every adjoint, then pop the id of the return block
+  that was taken (only when there are several) and seed its return adjoint with ``ybar``;
+- one block per primal block ``B``: pop B's tape record, recompute free values, run the
+  statement handlers in reverse order, then go to the predecessor that was taken: statically
+  when it is unique, else by popping the id the predecessor pushed and switching on it;
+- edge blocks: ``phi%bar`` flows into the incoming value's adjoint along the taken edge;
+- the exit block (after the entry block's adjoint): return one cotangent per argument.
+"""
+import itertools
+import operator
+
+import numpy as np
+from numba.core import ir, types
+
+from ...errors import UnsupportedError
+from ...ir.builder import Emitter, clone_value
+from ..analysis import is_float, is_float_array, is_scalar, operands
+from .context import TAPE, YBAR, bar, shadow_arg
+from .handlers import emit_reverse
+from ...runtime import pop_record
+
+_CHEAP = (ir.Const, ir.Global, ir.FreeVar, ir.Var)
+_CHEAP_OPS = ("build_tuple", "getattr", "static_getitem", "cast")
+
+
+class ReversePass:
+    """Holds the reverse blocks under construction and the per-block record layouts."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.cfg = ctx.cfg
+        self.scope = ctx.blocks[ctx.cfg.entry].scope
+        self.blocks = {}
+        self.records = {}
+        self._labels = itertools.count(1)
+        self.pushes_id = {p: any(len(self.cfg.preds[s]) > 1 for s in self.cfg.succs[p])
+                          for p in ctx.blocks}
+        self.pushes_return_id = len(self.cfg.returns) > 1
+        self.rev_label = {label: self.new_label() for label in sorted(ctx.blocks)}
+
+    def new_label(self):
+        return next(self._labels)
+
+    def new_block(self, label, loc):
+        block = ir.Block(self.scope, loc)
+        self.blocks[label] = block
+        return Emitter(block, self.scope, loc)
+
+    # -- the whole function ---------------------------------------------------------
+    def build(self, arg_names, shadow_names):
+        """Every adjoint block, then the entry and exit blocks; returns the block dict."""
+        self.exit_label = self.new_label()
+        for label in sorted(self.ctx.blocks):
+            self.build_block(label)
+        self.build_entry(arg_names, shadow_names)
+        self.build_exit()
+        return self.blocks
+
+    def build_block(self, label):
+        """rev(B): pop record, recompute, adjoint statements backwards, go to predecessor."""
+        primal = self.ctx.blocks[label]
+        body = ir.Block(self.scope, primal.loc)
+        e = Emitter(body, self.scope, primal.loc)
+        for stmt in reversed(primal.body[:-1]):
+            e.loc = stmt.loc
+            emit_reverse(self.ctx, stmt, e)
+        e.loc = primal.loc
+        saved, remat = self.free_values(body, label)
+        self.records[label] = saved
+        head = self.new_block(self.rev_label[label], primal.loc)
+        if saved:
+            rec_type = types.Tuple([types.unliteral(self.ctx.typeof(n)) for n in saved])
+            rec = head.call(pop_record(rec_type), [head.var(TAPE)], hint="rec")
+            for k, name in enumerate(saved):
+                head.item(rec, k, target=name)
+        for stmt in remat:
+            head.stmt(stmt)
+        head.block.body.extend(body.body)
+        self.goto_predecessor(head, label)
+
+    def free_values(self, body, label):
+        """Primal values the adjoint code reads: saved on the tape, or recomputed."""
+        ctx = self.ctx
+        wanted = []
+        for stmt in body.body:
+            for var in stmt.list_vars():
+                if var.name in ctx.fn.typemap or var.name in ctx.synthetic_types:
+                    if var.name not in wanted:
+                        wanted.append(var.name)
+        saved, remat, done = [], [], set(ctx.arg_vars.values())
+
+        def need(name, loc):
+            if name in done:
+                return
+            done.add(name)
+            defs = ctx.defs.get(name, ())
+            value = defs[0][1].value if len(defs) == 1 else None
+            cheap = isinstance(value, _CHEAP) or (
+                isinstance(value, ir.Expr) and value.op in _CHEAP_OPS)
+            if cheap and not isinstance(value, ir.Arg):
+                for op in operands(value):
+                    need(op.name, loc)
+                remat.append(ir.Assign(clone_value(value), ir.Var(self.scope, name, loc), loc))
+                return
+            typ = types.unliteral(ctx.typeof(name))
+            if not is_scalar(typ):
+                raise UnsupportedError(f"keeping a value of type {typ} ('{name}') for the "
+                                       "reverse pass", ctx.fn.name, loc)
+            saved.append(name)
+
+        for name in wanted:
+            need(name, ctx.blocks[label].loc)
+        return saved, remat
+
+    def goto_predecessor(self, e, label):
+        """End rev(B): jump to the edge block of the predecessor that was actually taken."""
+        preds = self.cfg.preds[label]
+        if label == self.cfg.entry:
+            e.jump(self.exit_label)
+            return
+        pops = any(self.pushes_id[p] for p in preds)
+        if len(preds) == 1:
+            if pops:
+                e.call(pop_record(types.int64), [e.var(TAPE)], hint="discard")
+            e.jump(self.edge(preds[0], label))
+            return
+        taken = e.call(pop_record(types.int64), [e.var(TAPE)], hint="came_from")
+        self.switch(e, taken, [(p, self.edge(p, label)) for p in preds])
+
+    def switch(self, e, value, cases):
+        """A chain of ``if value == key`` tests over (key, target label) pairs."""
+        for key, target in cases[:-1]:
+            test = e.binop(operator.eq, value, e.const(key, hint="id"), hint="is")
+            nxt = self.new_label()
+            e.branch(test, target, nxt)
+            e = self.new_block(nxt, e.loc)
+        e.jump(cases[-1][1])
+
+    def edge(self, pred, label):
+        """Label of the block taking the edge pred -> label backwards (phi adjoints)."""
+        phis = [s for s in self.ctx.blocks[label].body
+                if isinstance(s, ir.Assign) and isinstance(s.value, ir.Expr)
+                and s.value.op == "phi" and self.ctx.active_float(s.target)]
+        if not phis:
+            return self.rev_label[pred]
+        lab = self.new_label()
+        e = self.new_block(lab, self.ctx.blocks[label].loc)
+        temps = []
+        for s in phis:  # phis are parallel: read them all before any update
+            e.loc = s.loc
+            temps.append(e.assign(e.var(bar(s.target.name)), hint="phibar"))
+            self.ctx.reset(e, s.target.name)
+        for s, t in zip(phis, temps):
+            for value, block in zip(s.value.incoming_values, s.value.incoming_blocks):
+                if block == pred and isinstance(value, ir.Var):
+                    self.ctx.accumulate(e, value, t)
+        e.jump(self.rev_label[pred])
+        return lab
+
+    # -- entry and exit ---------------------------------------------------------------
+    def build_entry(self, arg_names, shadow_names):
+        """Bind arguments, zero the adjoints, seed the taken return block with ybar."""
+        ctx = self.ctx
+        e = self.new_block(0, ctx.blocks[self.cfg.entry].loc)
+        e.assign(ir.Arg(TAPE, 0, e.loc), target=TAPE)
+        for i, name in enumerate(arg_names):
+            e.assign(ir.Arg(name, i + 1, e.loc), target=ctx.arg_vars.get(i, name))
+        for j, name in enumerate(shadow_names):
+            e.assign(ir.Arg(name, len(arg_names) + 1 + j, e.loc), target=name)
+        e.assign(ir.Arg(YBAR, len(arg_names) + 1 + len(shadow_names), e.loc), target=YBAR)
+        for name in sorted(ctx.act.active):
+            if is_float(ctx.typeof(name)):
+                ctx.reset(e, name)
+        starts = []
+        for label in self.cfg.returns:
+            start = self.new_label()
+            s = self.new_block(start, ctx.blocks[label].loc)
+            ret_var = ctx.blocks[label].terminator.value
+            if ctx.active_float(ret_var):
+                s.assign(s.var(YBAR), target=bar(ret_var.name))
+            s.jump(self.rev_label[label])
+            starts.append((label, start))
+        if not starts:
+            raise UnsupportedError("a function that never returns", ctx.fn.name, e.loc)
+        if self.pushes_return_id:
+            taken = e.call(pop_record(types.int64), [e.var(TAPE)], hint="returned_from")
+            self.switch(e, taken, starts)
+        else:
+            e.jump(starts[0][1])
+
+    def build_exit(self):
+        """Return one cotangent per argument: adjoint, shadow array, or 0."""
+        ctx = self.ctx
+        e = self.new_block(self.exit_label, ctx.blocks[self.cfg.entry].loc)
+        items = []
+        for i, argtype in enumerate(ctx.fn.argtypes):
+            name = ctx.arg_vars.get(i)
+            if i in ctx.active_args and is_float(argtype):
+                value = e.var(bar(name)) if name in ctx.act.active else e.const(0.0)
+                items.append(e.call(np.float32 if argtype == types.float32 else np.float64,
+                                    [value], hint="cot"))
+            elif i in ctx.active_args and is_float_array(argtype):
+                items.append(e.var(shadow_arg(ctx.fn.arg_names[i])))
+            else:
+                items.append(e.const(0, hint="zero"))
+        e.ret(e.tuple(items))

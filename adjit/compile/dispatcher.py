@@ -8,10 +8,10 @@ lowering passes run on it. So generated code is callable from Python, from ``@nj
 """
 import types as pytypes
 
-import numba
-from numba.core import ir, typed_passes, untyped_passes
+from numba.core import ir, sigutils, typed_passes, types, untyped_passes
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import FunctionPass, PassManager, register_pass
+from numba.core.registry import CPUDispatcher
 
 from ..capture.normalise import after_rewrite
 
@@ -72,13 +72,27 @@ class GeneratedPipeline(CompilerBase):
         return [pm]
 
 
+class GeneratedDispatcher(CPUDispatcher):
+    """A CPU dispatcher that never specialises on literal argument types.
+
+    Generated code passes constants (``Literal[int](5)``) as often as variables; compiling
+    one specialisation per literal would recompile, and would break recursion whose inner
+    call has the non-literal type."""
+
+    def compile(self, sig):
+        args, return_type = sigutils.normalize_signature(sig)
+        args = tuple(types.unliteral(a) for a in args)
+        return super().compile(args if return_type is None else return_type(*args))
+
+
 def generated_dispatcher(name, arg_names, builder, internal=False):
     """A Numba dispatcher whose IR per signature is ``builder(argtypes)``.
 
     ``internal`` functions are never called from Python and skip the CPython wrapper,
     which roughly halves their compile time."""
     stub = make_stub(name, arg_names, builder)
-    options = {"pipeline_class": GeneratedPipeline}
+    options = {"nopython": True}
     if internal:
         options["no_cpython_wrapper"] = True
-    return numba.njit(**options)(stub)
+    return GeneratedDispatcher(stub, locals={}, targetoptions=options,
+                               pipeline_class=GeneratedPipeline)

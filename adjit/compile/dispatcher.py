@@ -26,7 +26,9 @@ def make_stub(name, arg_names, builder):
     code = _stub_template.__code__.replace(
         co_argcount=len(arg_names), co_varnames=tuple(arg_names),
         co_nlocals=len(arg_names), co_name=name, co_qualname=name)
-    stub = pytypes.FunctionType(code, {"__name__": "adjit.generated"}, name)
+    # a real module's globals: Numba derives symbol names from the module, and recursion
+    # only resolves when both of its derivations agree
+    stub = pytypes.FunctionType(code, globals(), name)
     stub._adjit_builder = builder
     return stub
 

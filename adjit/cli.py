@@ -11,6 +11,7 @@ function, differentiated with respect to its float/array arguments, on inputs bu
 The table goes to stdout, progress to stderr.
 """
 import argparse
+import os
 import sys
 import time
 
@@ -106,8 +107,22 @@ def run_bench(args):
     return 0
 
 
+BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def pin_blas_threads():
+    """Default BLAS to one thread (unless the user set it) before scipy's BLAS loads.
+
+    Threaded BLAS makes matmul/Cholesky timings swing by 2-3x on a shared machine; one
+    thread keeps primal and gradient comparable. Export OPENBLAS_NUM_THREADS to override.
+    """
+    for var in BLAS_THREAD_VARS:
+        os.environ.setdefault(var, "1")
+
+
 def main(argv=None):
     """Entry point of the ``adjit`` console script; returns the process exit code."""
+    pin_blas_threads()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "bench":

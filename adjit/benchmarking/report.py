@@ -33,7 +33,9 @@ def fmt_time(s):
 
 def fmt_ratio(r):
     """A ratio with two decimals; '-' for None."""
-    return "-" if r is None else f"{r:.2f}"
+    if r is None:
+        return "-"
+    return f"{r:.2f}" if r >= 0.01 else f"{r:.1e}"
 
 
 def _cell(row, key, kind):

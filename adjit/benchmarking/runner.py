@@ -94,6 +94,8 @@ def machine_info():
         "python": platform.python_version(), "numba": numba.__version__,
         "numpy": np.__version__, "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
+    info["blas_threads"] = {v: os.environ.get(v) for v in
+                            ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
     for mod in ("llvmlite", "scipy", "adjit"):
         try:
             info[mod] = __import__(mod).__version__

@@ -53,6 +53,7 @@ def build_forward(ctx, rev):
     """The forward-pass blocks, given the record layouts chosen by the reverse pass."""
     blocks = {}
     cfg = ctx.cfg
+    exports = phi_exports(ctx.blocks)
     for label in sorted(ctx.blocks):
         primal = ctx.blocks[label]
         block = ir.Block(primal.scope, primal.loc)
@@ -60,8 +61,9 @@ def build_forward(ctx, rev):
         if label == cfg.entry:
             e.assign(ir.Arg(TAPE, 0, primal.loc), target=TAPE)
         for stmt in primal.body[:-1]:
-            e.loc = stmt.loc
-            fwd_statement(ctx, stmt, e)
+            if not is_phi(stmt):
+                e.loc = stmt.loc
+                fwd_statement(ctx, stmt, e)
         e.loc = primal.terminator.loc
         saved = rev.records[label]
         if saved:
@@ -69,6 +71,38 @@ def build_forward(ctx, rev):
             e.call(tape_push, [e.var(TAPE), rec], hint="pushed")
         if rev.pushes_id[label] or (label in cfg.returns and rev.pushes_return_id):
             e.call(tape_push, [e.var(TAPE), e.const(label, hint="id")], hint="pushed")
+        copy_phi_inputs(e, exports.get(label, ()))
         block.append(clone_stmt(primal.terminator))
         blocks[label] = block
     return blocks
+
+
+def is_phi(stmt):
+    return (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr)
+            and stmt.value.op == "phi")
+
+
+def phi_exports(blocks):
+    """Map predecessor label -> [(phi target, incoming value)] over every phi."""
+    exports = {}
+    for block in blocks.values():
+        for stmt in block.body:
+            if is_phi(stmt):
+                for value, pred in zip(stmt.value.incoming_values, stmt.value.incoming_blocks):
+                    exports.setdefault(pred, []).append((stmt.target, value))
+    return exports
+
+
+def copy_phi_inputs(e, pairs):
+    """Destroy phis ourselves: copy incoming values at the very end of the predecessor,
+    after the tape pushes (Numba's own stripping moves copies earlier, which would push
+    next-iteration values), and as a parallel copy (via temporaries when they overlap)."""
+    targets = {t.name for t, _ in pairs}
+    overlap = any(isinstance(v, ir.Var) and v.name in targets for _, v in pairs)
+    staged = []
+    for target, value in pairs:
+        if value is ir.UNDEFINED:
+            value = ir.Expr.null(e.loc)
+        staged.append((target, e.assign(value, hint="phicopy") if overlap else value))
+    for target, value in staged:
+        e.assign(value, target=target.name)

@@ -1,0 +1,127 @@
+"""Reading float arrays: x[i], x[i, j], constant indices, iteration, len, shape."""
+import math
+
+import numpy as np
+
+from . import Case
+
+_rng = np.random.default_rng(1234)
+X5 = np.array([0.3, -1.2, 0.8, 2.1, -0.4])
+Y5 = np.array([1.1, 0.5, -0.9, 0.2, 1.7])
+X100 = _rng.standard_normal(100)
+A34 = _rng.standard_normal((3, 4))
+W4 = _rng.standard_normal(4)
+IDX = np.array([4, 0, 2, 2, 1], dtype=np.int64)
+
+
+def sum_loop(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i]
+    return s
+
+
+def sum_of_squares_len(x):
+    s = 0.0
+    for i in range(len(x)):
+        s += x[i] * x[i]
+    return s
+
+
+def iterate_elements(x):
+    s = 0.0
+    for a in x:
+        s += math.sin(a) * a
+    return s
+
+
+def constant_indices(x):
+    return x[0] * x[1] - x[-1] * 2.0 + x[2] ** 2
+
+
+def dot(x, y):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] * y[i]
+    return s
+
+
+def neighbours(x):
+    # Rosenbrock-style: reads x[i] and x[i + 1]
+    s = 0.0
+    for i in range(len(x) - 1):
+        s += 100.0 * (x[i + 1] - x[i] * x[i]) ** 2 + (1.0 - x[i]) ** 2
+    return s
+
+
+def large_array_sum_sin(x):
+    s = 0.0
+    for i in range(x.size):
+        s += math.sin(x[i])
+    return s
+
+
+def matrix_2d(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            s += a[i, j] * (i + 1) - a[i, j] ** 2 * 0.1 * j
+    return s
+
+
+def matrix_vector(a, w):
+    n, m = a.shape
+    s = 0.0
+    for i in range(n):
+        t = 0.0
+        for j in range(m):
+            t += a[i, j] * w[j]
+        s += t * t
+    return s
+
+
+def matrix_row_iteration(a):
+    s = 0.0
+    for row in a:
+        s += row[0] * row[1] + row[3]
+    return s
+
+
+def gather_int_index(x, idx):
+    s = 0.0
+    for k in range(idx.shape[0]):
+        s += x[idx[k]] * (k + 1)
+    return s
+
+
+def scalar_times_element(x, c):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += c * x[i] * x[i] + c * c * x[i]
+    return s
+
+
+def max_loop(x):
+    # running maximum: the gradient goes to the arg-max element
+    m = x[0]
+    for i in range(1, len(x)):
+        if x[i] > m:
+            m = x[i]
+    return m * m
+
+
+CASES = [
+    Case(sum_loop, (X5,)),
+    Case(sum_of_squares_len, (X5,)),
+    Case(iterate_elements, (X5,)),
+    Case(constant_indices, (X5,)),
+    Case(dot, (X5, Y5), (0, 1)),
+    Case(neighbours, (X5 * 0.5,)),
+    Case(large_array_sum_sin, (X100,)),
+    Case(matrix_2d, (A34,)),
+    Case(matrix_vector, (A34, W4), (0, 1)),
+    Case(matrix_row_iteration, (A34,)),
+    Case(gather_int_index, (X5, IDX)),
+    Case(scalar_times_element, (X5, 0.7), (0, 1)),
+    Case(max_loop, (X5,)),
+]

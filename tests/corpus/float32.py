@@ -1,0 +1,62 @@
+"""float32 scalars and arrays; float32 mixed with float64."""
+import math
+
+import numpy as np
+
+from . import Case
+
+X8 = np.array([0.5, -0.25, 1.25, 0.75, -1.5, 0.1, 0.9, -0.6], dtype=np.float32)
+X80 = np.random.default_rng(7).standard_normal(80).astype(np.float32)
+A23 = np.array([[0.5, -1.0, 0.25], [1.5, 0.75, -0.5]], dtype=np.float32)
+
+
+def scalar_poly(x):
+    return x * x * x - np.float32(2.0) * x
+
+
+def scalar_math(x):
+    return math.sin(x) * math.exp(x)
+
+
+def scalar_mixed_with_float64(x, y):
+    # x: float32, y: float64 -> the product is float64
+    return x * y + x
+
+
+def array_sum_squares(x):
+    s = np.float32(0.0)
+    for i in range(x.shape[0]):
+        s += x[i] * x[i]
+    return s
+
+
+def array_large_tanh(x):
+    s = np.float32(0.0)
+    for i in range(x.shape[0]):
+        s += np.tanh(x[i])
+    return s
+
+
+def array_2d(a):
+    s = np.float32(0.0)
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            s += a[i, j] * np.float32(i + j + 1)
+    return s
+
+
+def branch_float32(x):
+    if x > np.float32(0.5):
+        return x * x
+    return -x
+
+
+CASES = [
+    Case(scalar_poly, (np.float32(1.3),)),
+    Case(scalar_math, (np.float32(0.4),)),
+    Case(scalar_mixed_with_float64, (np.float32(0.75), 1.7), (0, 1)),
+    Case(array_sum_squares, (X8,)),
+    Case(array_large_tanh, (X80,)),
+    Case(array_2d, (A23,)),
+    Case(branch_float32, (np.float32(1.25),)),
+]

@@ -1,0 +1,233 @@
+"""Every scalar rule against finite differences, on its own input domain, in float64 and
+float32. Each rule is exercised by a one-line module-level function."""
+import math
+
+import numpy as np
+import pytest
+
+from adjit.testing import check_grad
+
+DTYPES = [np.float64, np.float32]
+
+
+# ---------------------------------------------------------------------- operators
+def op_add(x, y): return x + y
+def op_sub(x, y): return x - y
+def op_mul(x, y): return x * y
+def op_div(x, y): return x / y
+def op_pow(x, y): return x ** y
+def op_floordiv(x, y): return x // y
+def op_mod(x, y): return x % y
+def op_neg(x): return -x
+def op_abs(x): return abs(x)
+def op_min(x, y): return min(x, y)
+def op_max(x, y): return max(x, y)
+def op_float(x): return float(x)
+
+
+# ---------------------------------------------------------------------- math module
+def m_sin(x): return math.sin(x)
+def m_cos(x): return math.cos(x)
+def m_tan(x): return math.tan(x)
+def m_asin(x): return math.asin(x)
+def m_acos(x): return math.acos(x)
+def m_atan(x): return math.atan(x)
+def m_sinh(x): return math.sinh(x)
+def m_cosh(x): return math.cosh(x)
+def m_tanh(x): return math.tanh(x)
+def m_exp(x): return math.exp(x)
+def m_expm1(x): return math.expm1(x)
+def m_log(x): return math.log(x)
+def m_log1p(x): return math.log1p(x)
+def m_log10(x): return math.log10(x)
+def m_log2(x): return math.log2(x)
+def m_sqrt(x): return math.sqrt(x)
+def m_erf(x): return math.erf(x)
+def m_erfc(x): return math.erfc(x)
+def m_atan2(y, x): return math.atan2(y, x)
+def m_pow(x, y): return math.pow(x, y)
+def m_hypot(x, y): return math.hypot(x, y)
+
+
+# ---------------------------------------------------------------------- NumPy scalar forms
+def np_sin(x): return np.sin(x)
+def np_cos(x): return np.cos(x)
+def np_tan(x): return np.tan(x)
+def np_arcsin(x): return np.arcsin(x)
+def np_arccos(x): return np.arccos(x)
+def np_arctan(x): return np.arctan(x)
+def np_sinh(x): return np.sinh(x)
+def np_cosh(x): return np.cosh(x)
+def np_tanh(x): return np.tanh(x)
+def np_exp(x): return np.exp(x)
+def np_expm1(x): return np.expm1(x)
+def np_log(x): return np.log(x)
+def np_log1p(x): return np.log1p(x)
+def np_log10(x): return np.log10(x)
+def np_log2(x): return np.log2(x)
+def np_sqrt(x): return np.sqrt(x)
+def np_abs(x): return np.abs(x)
+def np_arctan2(y, x): return np.arctan2(y, x)
+def np_power(x, y): return np.power(x, y)
+def np_hypot(x, y): return np.hypot(x, y)
+
+
+# ---------------------------------------------------------------------- powers, special cases
+def pow_int3(x): return x ** 3
+def pow_float2(x): return x ** 2.0       # negative base: d/dy would be NaN but y is a constant
+def pow_neg_int(x): return x ** -2
+def pow_half(x): return x ** 0.5
+def pow_const_base(x): return 2.0 ** x
+def pow_int_arg(x, n): return x ** n      # integer exponent passed in
+def m_pow_int_valued(x): return math.pow(x, 3.0)
+def np_power_int_valued(x): return np.power(x, 3.0)
+
+
+# ---------------------------------------------------------------------- int -> float
+def int_times_float(x, n): return x * n
+def float_plus_int(x, n): return x + n
+def float_of_int(x, n): return float(n) * x + float(n)
+
+
+# ---------------------------------------------------------------------- zero derivatives
+def zero_comparison_factor(x): return x * (x > 0.5)          # bool -> float, no derivative
+def zero_comparison_branch(x, y):
+    if x > y:
+        return x * 2.0
+    return y * 3.0
+def zero_int_conversion(x): return int(x) * 2 + x            # int(x) has no derivative
+def zero_int_arithmetic(x):
+    n = int(x * 10.0)
+    k = (n * n + 3) % 7 - n // 3
+    return x + k
+def zero_floor(x): return math.floor(x) * x + math.ceil(x)   # math.floor/ceil give ints
+def zero_np_floor(x): return np.floor(x) + x                 # np.floor gives a float
+def zero_floordiv_const(x): return (x // 1.0) * 4.0 + x
+
+
+UNARY = [
+    (op_neg, [-1.3, 0.7]),
+    (op_abs, [-1.3, 0.7]),
+    (op_float, [-1.3, 0.7]),
+    (m_sin, [-2.0, 0.3, 1.4]),
+    (m_cos, [-2.0, 0.3, 1.4]),
+    (m_tan, [-1.2, 0.4, 1.0]),
+    (m_asin, [-0.9, 0.2, 0.7]),
+    (m_acos, [-0.9, 0.2, 0.7]),
+    (m_atan, [-3.0, 0.5, 2.0]),
+    (m_sinh, [-1.5, 0.3, 2.0]),
+    (m_cosh, [-1.5, 0.3, 2.0]),
+    (m_tanh, [-1.5, 0.3, 2.0]),
+    (m_exp, [-2.0, 0.5, 1.5]),
+    (m_expm1, [-1.0, 0.001, 0.7]),
+    (m_log, [0.1, 1.5, 20.0]),
+    (m_log1p, [-0.5, 0.01, 3.0]),
+    (m_log10, [0.1, 1.5, 20.0]),
+    (m_log2, [0.1, 1.5, 20.0]),
+    (m_sqrt, [0.09, 2.0, 9.0]),
+    (m_erf, [-1.0, 0.3, 1.5]),
+    (m_erfc, [-1.0, 0.3, 1.5]),
+    (np_sin, [-2.0, 0.3, 1.4]),
+    (np_cos, [-2.0, 0.3, 1.4]),
+    (np_tan, [-1.2, 0.4, 1.0]),
+    (np_arcsin, [-0.9, 0.2, 0.7]),
+    (np_arccos, [-0.9, 0.2, 0.7]),
+    (np_arctan, [-3.0, 0.5, 2.0]),
+    (np_sinh, [-1.5, 0.3, 2.0]),
+    (np_cosh, [-1.5, 0.3, 2.0]),
+    (np_tanh, [-1.5, 0.3, 2.0]),
+    (np_exp, [-2.0, 0.5, 1.5]),
+    (np_expm1, [-1.0, 0.001, 0.7]),
+    (np_log, [0.1, 1.5, 20.0]),
+    (np_log1p, [-0.5, 0.01, 3.0]),
+    (np_log10, [0.1, 1.5, 20.0]),
+    (np_log2, [0.1, 1.5, 20.0]),
+    (np_sqrt, [0.09, 2.0, 9.0]),
+    (np_abs, [-1.3, 0.7]),
+    (pow_int3, [-1.5, 0.8]),
+    (pow_float2, [-1.5, 0.8]),
+    (pow_neg_int, [-1.5, 0.8]),
+    (pow_half, [0.3, 2.5]),
+    (pow_const_base, [-1.0, 0.7]),
+    (m_pow_int_valued, [-1.5, 0.8]),
+    (np_power_int_valued, [-1.5, 0.8]),
+    (zero_comparison_factor, [0.2, 0.9]),
+    (zero_int_conversion, [-1.3, 2.7]),
+    (zero_int_arithmetic, [0.33, 1.47]),
+    (zero_floor, [-1.3, 2.7]),
+    (zero_np_floor, [-1.3, 2.7]),
+    (zero_floordiv_const, [-1.3, 2.7]),
+]
+
+BINARY = [
+    (op_add, [(1.3, -0.4)]),
+    (op_sub, [(1.3, -0.4)]),
+    (op_mul, [(1.3, -0.4), (-0.7, 2.1)]),
+    (op_div, [(1.3, -0.4), (-0.7, 2.1)]),
+    (op_pow, [(1.3, 2.2), (0.7, -1.5), (2.0, 0.5)]),
+    (op_floordiv, [(5.3, 2.1), (-5.3, 2.1)]),
+    (op_mod, [(5.3, 2.1), (-5.3, 2.1), (5.3, -2.1), (0.7, 1.9)]),
+    (op_min, [(0.3, 0.8), (0.9, -0.2)]),
+    (op_max, [(0.3, 0.8), (0.9, -0.2)]),
+    (m_atan2, [(0.6, 0.8), (-0.6, 0.8), (0.6, -0.8)]),
+    (m_pow, [(1.3, 2.2), (0.7, -1.5)]),
+    (m_hypot, [(0.6, 0.8), (-1.5, 0.2)]),
+    (np_arctan2, [(0.6, 0.8), (-0.6, 0.8), (0.6, -0.8)]),
+    (np_power, [(1.3, 2.2), (0.7, -1.5)]),
+    (np_hypot, [(0.6, 0.8), (-1.5, 0.2)]),
+    (zero_comparison_branch, [(1.3, 0.4), (0.2, 0.9)]),
+]
+
+WITH_INT = [
+    (pow_int_arg, [(-1.5, 3), (0.8, -2)]),
+    (int_times_float, [(0.7, 3), (0.7, -2)]),
+    (float_plus_int, [(0.7, 3)]),
+    (float_of_int, [(0.7, 3), (0.7, -2)]),
+]
+
+
+def _dtype_id(d):
+    return np.dtype(d).name
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=_dtype_id)
+@pytest.mark.parametrize("fn,points", UNARY, ids=[f.__name__ for f, _ in UNARY])
+def test_unary(fn, points, dtype):
+    for x in points:
+        check_grad(fn, dtype(x))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=_dtype_id)
+@pytest.mark.parametrize("fn,points", BINARY, ids=[f.__name__ for f, _ in BINARY])
+def test_binary(fn, points, dtype):
+    for x, y in points:
+        check_grad(fn, dtype(x), dtype(y), argnums=(0, 1))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=_dtype_id)
+@pytest.mark.parametrize("fn,points", WITH_INT, ids=[f.__name__ for f, _ in WITH_INT])
+def test_float_with_int_argument(fn, points, dtype):
+    for x, n in points:
+        check_grad(fn, dtype(x), n)
+
+
+def test_floordiv_and_mod_values():
+    """The derivatives the rules must produce, spelled out (float64)."""
+    gx, gy = check_grad(op_floordiv, 5.3, 2.1, argnums=(0, 1))
+    assert gx == 0.0 and gy == 0.0
+    for x, y in [(5.3, 2.1), (-5.3, 2.1), (5.3, -2.1)]:
+        gx, gy = check_grad(op_mod, x, y, argnums=(0, 1))
+        assert gx == pytest.approx(1.0, rel=1e-12)
+        assert gy == pytest.approx(-math.floor(x / y), rel=1e-12)
+
+
+def test_zero_derivative_constructs_are_exact():
+    """Comparisons, int(), floor and integer arithmetic contribute exactly nothing."""
+    assert check_grad(zero_comparison_factor, 0.9) == 1.0
+    assert check_grad(zero_comparison_factor, 0.2) == 0.0
+    assert check_grad(zero_int_conversion, 2.7) == 1.0
+    assert check_grad(zero_int_arithmetic, 1.47) == 1.0
+    assert check_grad(zero_floor, 2.7) == 2.0
+    assert check_grad(zero_np_floor, 2.7) == 1.0
+    assert check_grad(zero_floordiv_const, 2.7) == 1.0
+    assert check_grad(zero_comparison_branch, 1.3, 0.4, argnums=(0, 1)) == (2.0, 0.0)

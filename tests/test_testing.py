@@ -1,0 +1,309 @@
+"""adjit.testing itself, with a fake ``adjit.grad`` / ``adjit.vjp`` (no differentiator needed)."""
+import math
+
+import numba
+import numpy as np
+import pytest
+
+import adjit
+import adjit.runtime
+from adjit import testing
+from adjit.testing import check_grad, check_vjp, numerical_grad
+
+
+def f_scalar(x, y):
+    return math.sin(x) * y
+
+
+def df_scalar(x, y):
+    return math.cos(x) * y, math.sin(x)
+
+
+def f_array(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] * x[i] * (i + 1)
+    return s
+
+
+def df_array(x):
+    return 2.0 * x * np.arange(1, x.shape[0] + 1)
+
+
+def f_matrix(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            s += math.sin(a[i, j]) * (i + 2 * j)
+    return s
+
+
+def df_matrix(a):
+    i, j = np.indices(a.shape)
+    return np.cos(a) * (i + 2 * j)
+
+
+def f_int(x, n):
+    return x * n
+
+
+def f_tuple(t, y):
+    return t[0] * t[1] * y
+
+
+@numba.njit
+def f_dispatcher(x):
+    return x ** 3
+
+
+def f_array_out(x):
+    return x * 2.0
+
+
+class Fake:
+    """Stands in for adjit: grad/vjp return what a test decides; depth can be made to leak."""
+
+    def __init__(self, grads, depth_leak=0, mutate=False):
+        self.grads = grads            # fn -> callable(*args) -> tuple of all partials
+        self.depth = 0
+        self.depth_leak = depth_leak
+        self.mutate = mutate
+
+    def current_depth(self):
+        return self.depth
+
+    def grad(self, f, argnums=0):
+        def call(*args):
+            self.depth += self.depth_leak
+            if self.mutate:
+                args[0][0] += 1.0
+            full = self.grads[f](*args)
+            if isinstance(argnums, tuple):
+                return tuple(full[k] for k in argnums)
+            return full[argnums]
+        return call
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    grads = {
+        f_scalar: df_scalar,
+        f_array: lambda x: (df_array(x).astype(x.dtype),),
+        f_matrix: lambda a: (df_matrix(a).astype(a.dtype),),
+        f_int: lambda x, n: (float(n), 0),
+        f_tuple: lambda t, y: ((t[1] * y, t[0] * y), t[0] * t[1]),
+        f_dispatcher: lambda x: (3.0 * x * x,),
+    }
+    fk = Fake(grads)
+    monkeypatch.setattr(adjit, "grad", fk.grad, raising=False)
+    monkeypatch.setattr(adjit.runtime, "current_depth", fk.current_depth, raising=False)
+    return fk
+
+
+# ------------------------------------------------------------------ correct gradients pass
+
+def test_scalar_passes_and_returns_gradient(fake):
+    g = check_grad(f_scalar, 0.3, 2.0, argnums=(0, 1))
+    assert g == pytest.approx(df_scalar(0.3, 2.0), rel=1e-15)
+    assert check_grad(f_scalar, 0.3, 2.0) == pytest.approx(math.cos(0.3) * 2.0)
+
+
+def test_float32_scalar_passes(fake):
+    check_grad(f_scalar, np.float32(0.3), np.float32(2.0), argnums=(0, 1))
+
+
+@pytest.mark.parametrize("n", [5, 200])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_array_passes(fake, n, dtype):
+    x = np.linspace(-1.0, 1.0, n).astype(dtype)
+    g = check_grad(f_array, x)
+    assert g.dtype == dtype and g.shape == x.shape
+
+
+def test_matrix_passes(fake):
+    check_grad(f_matrix, np.random.default_rng(0).standard_normal((3, 4)))
+
+
+def test_int_argument_passed_through(fake):
+    check_grad(f_int, 0.7, 3)
+
+
+def test_tuple_argument(fake):
+    check_grad(f_tuple, (0.5, 1.5), 2.0, argnums=(0, 1))
+
+
+def test_dispatcher_is_its_own_primal(fake):
+    assert testing._primal(f_dispatcher) is f_dispatcher
+    check_grad(f_dispatcher, 1.3)
+
+
+def test_primal_is_cached():
+    assert testing._primal(f_scalar) is testing._primal(f_scalar)
+
+
+# ------------------------------------------------------------------ wrong gradients fail
+
+def test_wrong_scalar_fails_with_both_values(fake):
+    fake.grads[f_scalar] = lambda x, y: (math.cos(x) * y * 1.001, math.sin(x))
+    with pytest.raises(AssertionError) as info:
+        check_grad(f_scalar, 0.3, 2.0)
+    msg = str(info.value)
+    assert "f_scalar" in msg and "argument 0" in msg
+    assert repr(math.cos(0.3) * 2.0 * 1.001) in msg          # adjit's value
+    assert "finite differences" in msg
+
+
+def test_wrong_second_argnum_fails(fake):
+    fake.grads[f_scalar] = lambda x, y: (math.cos(x) * y, -math.sin(x))
+    check_grad(f_scalar, 0.3, 2.0, argnums=0)
+    with pytest.raises(AssertionError, match="argument 1"):
+        check_grad(f_scalar, 0.3, 2.0, argnums=(0, 1))
+
+
+def test_wrong_float32_fails(fake):
+    fake.grads[f_scalar] = lambda x, y: (math.cos(x) * y * 1.05, math.sin(x))
+    with pytest.raises(AssertionError):
+        check_grad(f_scalar, np.float32(0.3), np.float32(2.0))
+
+
+def test_zero_gradient_fails(fake):
+    fake.grads[f_scalar] = lambda x, y: (0.0, 0.0)
+    with pytest.raises(AssertionError):
+        check_grad(f_scalar, 0.3, 2.0)
+
+
+def test_nan_gradient_fails(fake):
+    fake.grads[f_scalar] = lambda x, y: (float("nan"), math.sin(x))
+    with pytest.raises(AssertionError):
+        check_grad(f_scalar, 0.3, 2.0)
+
+
+def test_one_wrong_element_small_array_fails(fake):
+    def bad(x):
+        g = df_array(x)
+        g[2] += 1e-3
+        return (g,)
+    fake.grads[f_array] = bad
+    with pytest.raises(AssertionError, match=r"\[2\]"):
+        check_grad(f_array, np.linspace(-1.0, 1.0, 5))
+
+
+def test_wrong_large_array_fails_dot_product_test(fake):
+    def bad(x):
+        g = df_array(x)
+        g[17] += 0.05 * np.abs(g).max()
+        return (g,)
+    fake.grads[f_array] = bad
+    with pytest.raises(AssertionError, match="dot-product"):
+        check_grad(f_array, np.linspace(-1.0, 1.0, 200))
+
+
+def test_permuted_matrix_gradient_fails(fake):
+    fake.grads[f_matrix] = lambda a: (df_matrix(a)[::-1].copy(),)
+    with pytest.raises(AssertionError):
+        check_grad(f_matrix, np.random.default_rng(0).standard_normal((3, 4)))
+
+
+# ------------------------------------------------------------------ type / shape / dtype
+
+def test_array_instead_of_scalar_fails(fake):
+    fake.grads[f_scalar] = lambda x, y: (np.array([math.cos(x) * y]), math.sin(x))
+    with pytest.raises(AssertionError, match="float scalar"):
+        check_grad(f_scalar, 0.3, 2.0)
+
+
+def test_int_instead_of_float_fails(fake):
+    fake.grads[f_int] = lambda x, n: (n, 0)
+    with pytest.raises(AssertionError, match="float scalar"):
+        check_grad(f_int, 0.7, 3)
+
+
+def test_wrong_shape_fails(fake):
+    fake.grads[f_array] = lambda x: (df_array(x)[:-1],)
+    with pytest.raises(AssertionError, match="shape"):
+        check_grad(f_array, np.linspace(-1.0, 1.0, 5))
+
+
+def test_wrong_dtype_fails(fake):
+    fake.grads[f_array] = lambda x: (df_array(x).astype(np.float64),)
+    with pytest.raises(AssertionError, match="dtype"):
+        check_grad(f_array, np.linspace(-1.0, 1.0, 5).astype(np.float32))
+
+
+def test_aliasing_gradient_fails(fake):
+    fake.grads[f_array] = lambda x: (x,)
+    with pytest.raises(AssertionError, match="shares memory"):
+        check_grad(f_array, np.linspace(-1.0, 1.0, 5))
+
+
+def test_missing_tuple_fails(fake, monkeypatch):
+    # argnums=(0, 1) but the gradient comes back as a bare scalar
+    monkeypatch.setattr(adjit, "grad", lambda f, argnums=0: (lambda x, y: math.cos(x) * y))
+    with pytest.raises(AssertionError, match="tuple"):
+        check_grad(f_scalar, 0.3, 2.0, argnums=(0, 1))
+
+
+# ------------------------------------------------------------------ side conditions
+
+def test_tape_depth_leak_fails(fake):
+    fake.depth_leak = 1
+    with pytest.raises(AssertionError, match="tape depth"):
+        check_grad(f_scalar, 0.3, 2.0)
+
+
+def test_argument_mutation_fails(fake):
+    fake.mutate = True
+    with pytest.raises(AssertionError, match="modified argument 0"):
+        check_grad(f_array, np.linspace(-1.0, 1.0, 5))
+
+
+def test_non_scalar_output_is_a_type_error(fake):
+    with pytest.raises(TypeError, match="float scalar"):
+        check_grad(f_array_out, np.ones(3))
+
+
+# ------------------------------------------------------------------ numerical_grad, check_vjp
+
+def test_numerical_grad_closed_forms():
+    assert numerical_grad(f_scalar, 0.3, 2.0, argnums=(0, 1)) == pytest.approx(
+        df_scalar(0.3, 2.0), rel=1e-9)
+    x = np.linspace(-1.0, 1.0, 7)
+    np.testing.assert_allclose(numerical_grad(f_array, x), df_array(x), rtol=1e-8, atol=1e-9)
+    a = np.random.default_rng(1).standard_normal((2, 3))
+    np.testing.assert_allclose(numerical_grad(f_matrix, a), df_matrix(a), rtol=1e-8, atol=1e-9)
+    x32 = x.astype(np.float32)
+    np.testing.assert_allclose(numerical_grad(f_array, x32), df_array(x), rtol=1e-2, atol=1e-3)
+    t = numerical_grad(f_tuple, (0.5, 1.5), 2.0)
+    assert t == pytest.approx((3.0, 1.0), rel=1e-9)
+
+
+def _fake_vjp(monkeypatch, impl):
+    monkeypatch.setattr(adjit, "vjp", lambda f: impl, raising=False)
+
+
+def test_check_vjp_passes(fake, monkeypatch):
+    _fake_vjp(monkeypatch, lambda x, n, ybar: (x * n, (ybar * n, 0)))
+    check_vjp(f_int, 0.7, 3, ybar=2.0)
+
+
+def test_check_vjp_array_output(fake, monkeypatch):
+    _fake_vjp(monkeypatch, lambda x, ybar: (x * 2.0, (2.0 * ybar,)))
+    check_vjp(f_array_out, np.linspace(0.0, 1.0, 4))
+
+
+def test_check_vjp_wrong_cotangent_fails(fake, monkeypatch):
+    _fake_vjp(monkeypatch, lambda x, n, ybar: (x * n, (n, 0)))   # forgot ybar
+    with pytest.raises(AssertionError, match="cotangent"):
+        check_vjp(f_int, 0.7, 3, ybar=2.0)
+
+
+def test_check_vjp_int_cotangent_must_be_zero(fake, monkeypatch):
+    _fake_vjp(monkeypatch, lambda x, n, ybar: (x * n, (ybar * n, 1)))
+    with pytest.raises(AssertionError, match="integer argument 1"):
+        check_vjp(f_int, 0.7, 3, ybar=2.0)
+
+
+def test_check_vjp_wrong_value_fails(fake, monkeypatch):
+    _fake_vjp(monkeypatch, lambda x, n, ybar: (x * n + 1e-6, (ybar * n, 0)))
+    with pytest.raises(AssertionError, match="value"):
+        check_vjp(f_int, 0.7, 3, ybar=2.0)

@@ -1,0 +1,136 @@
+"""The public API contract: decorator forms, caching, njit interop, vjp, errors."""
+import math
+
+import numba
+import numpy as np
+import pytest
+
+import adjit
+from adjit.testing import check_grad
+
+
+def poly(x, y):
+    return x * x * y + math.sin(y)
+
+
+def count_to(x, n):
+    s = 0.0
+    for i in range(n):
+        s += x * i
+    return s
+
+
+def vector_out(x):
+    return x
+
+
+@numba.njit
+def njit_poly(x, y):
+    return x * x * y + math.sin(y)
+
+
+def test_grad_matches_closed_form_and_is_cached():
+    g = adjit.grad(poly)
+    assert adjit.grad(poly) is g
+    assert g(1.5, 0.5) == pytest.approx(2 * 1.5 * 0.5)
+    gy = adjit.grad(poly, argnums=1)
+    assert gy(1.5, 0.5) == pytest.approx(1.5 ** 2 + math.cos(0.5))
+    assert len(g.overloads) == 1
+    g(2.5, 0.25)
+    assert len(g.overloads) == 1
+
+
+def test_grad_as_decorator_and_tuple_argnums():
+    @adjit.grad
+    def dpoly(x, y):
+        return x * x * y + math.sin(y)
+
+    assert dpoly(2.0, 3.0) == pytest.approx(12.0)
+    dx, dy = adjit.grad(poly, argnums=(0, 1))(2.0, 3.0)
+    assert (dx, dy) == pytest.approx((12.0, 4.0 + math.cos(3.0)))
+    assert adjit.grad(argnums=1)(poly)(2.0, 3.0) == pytest.approx(4.0 + math.cos(3.0))
+
+
+def test_grad_of_njit_dispatcher_and_use_inside_njit():
+    g = adjit.grad(njit_poly)
+    check_grad(njit_poly, 0.7, 1.1)
+
+    @numba.njit
+    def newton_step(x, y):
+        return x - 0.1 * g(x, y)
+
+    assert newton_step(0.7, 1.1) == pytest.approx(0.7 - 0.1 * 2 * 0.7 * 1.1)
+
+
+def test_value_and_grad_and_vjp():
+    value, dx = adjit.value_and_grad(count_to)(1.5, 4)
+    assert value == pytest.approx(1.5 * 6) and dx == pytest.approx(6.0)
+    y, (xbar, nbar) = adjit.vjp(count_to)(1.5, 4, 2.0)
+    assert y == pytest.approx(9.0) and xbar == pytest.approx(12.0) and nbar == 0
+
+
+def test_gradient_keeps_float32():
+    def f32(x):
+        return x * x
+
+    dispatcher = adjit.grad(f32)
+    assert dispatcher(np.float32(3.0)) == 6.0
+    # Numba boxes float32 results as Python floats; the compiled signature keeps float32
+    (sig,) = dispatcher.nopython_signatures
+    assert sig.return_type == numba.float32
+
+
+def test_array_gradient_has_argument_shape():
+    def weighted(w, x):
+        s = 0.0
+        for i in range(x.shape[0]):
+            for j in range(x.shape[1]):
+                s += w * x[i, j] * x[i, j]
+        return s
+
+    x = np.arange(6.0).reshape(2, 3)
+    gx = adjit.grad(weighted, argnums=1)(0.5, x)
+    assert gx.shape == x.shape and np.allclose(gx, x)
+
+
+def test_argnums_errors_name_the_problem():
+    with pytest.raises(adjit.ArgumentError, match="argument 1 \\('n'\\).*int64"):
+        adjit.grad(count_to, argnums=1)(1.5, 3)
+    with pytest.raises(adjit.ArgumentError, match="out of range"):
+        adjit.grad(poly, argnums=2)
+    with pytest.raises(adjit.ArgumentError, match="argnums must be an int"):
+        adjit.grad(poly, argnums=1.0)
+    with pytest.raises(adjit.ArgumentError, match="repeats"):
+        adjit.grad(poly, argnums=(0, 0))
+
+
+def test_grad_requires_float_scalar_output():
+    with pytest.raises(adjit.ArgumentError, match="float scalar.*array"):
+        adjit.grad(vector_out)(np.ones(3))
+
+
+def test_unsupported_error_names_construct_function_and_line():
+    def writes(x, buf):
+        buf[0] = x * 2.0
+        return buf[0]
+
+    with pytest.raises(adjit.UnsupportedError) as info:
+        adjit.grad(writes)(1.0, np.zeros(2))
+    msg = str(info.value)
+    assert "writing into an array" in msg and "'test_unsupported_error_names" in msg
+    assert "test_api.py:" in msg and "buf[0] = x * 2.0" in msg
+
+
+def test_unsupported_primitive_without_rule():
+    def gamma_of(x):
+        return math.gamma(x)
+
+    with pytest.raises(adjit.UnsupportedError, match="'gamma'.*gamma_of"):
+        adjit.grad(gamma_of)(1.5)
+
+
+def test_show_prints_all_three_programs(capsys):
+    text = adjit.show(count_to, 1.5, 3)
+    assert "primal typed IR" in text and "forward pass" in text and "reverse pass" in text
+    assert "# line" in text and "adjit_tape" in text
+    assert "forward pass" in capsys.readouterr().out

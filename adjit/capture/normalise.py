@@ -7,6 +7,7 @@ replaces). ``NORMALISE`` lists them in order.
 from numba.core import ir, types
 
 from .. import config
+from ..ir.builder import fresh_name
 from ..ir.checks import check_blocks
 from ..ir.printing import dump
 
@@ -90,7 +91,50 @@ class ForwardTupleItems(Pass):
                         fn.calltypes.pop(val, None)
 
 
-NORMALISE = [InplaceBinopToBinop(), ResolveModuleAttributes(), ForwardTupleItems()]
+class NestVariadicMinMax(Pass):
+    """``max(a, b, c)`` becomes ``max(max(a, b), c)``: the two-argument rule covers every
+    arity, with Python's tie-breaking (the first maximal argument wins)."""
+
+    name = "nest_variadic_min_max"
+
+    def run(self, fn):
+        from numba.core import typing
+        from numba.core.registry import cpu_target
+        unify = cpu_target.typing_context.unify_pairs
+        for block in fn.func_ir.blocks.values():
+            body = []
+            for stmt in block.body:
+                val = stmt.value if isinstance(stmt, ir.Assign) else None
+                if (isinstance(val, ir.Expr) and val.op == "call" and len(val.args) > 2
+                        and _global_value(fn, val.func) in (min, max)
+                        and all(isinstance(fn.typeof(a), types.Number) for a in val.args)):
+                    acc = val.args[0]
+                    for arg in val.args[1:-1]:
+                        tmp = ir.Var(block.scope, fresh_name("minmax"), stmt.loc)
+                        typ = unify(fn.typeof(acc), fn.typeof(arg))
+                        call = ir.Expr.call(val.func, [acc, arg], (), stmt.loc)
+                        fn.typemap[tmp.name] = typ
+                        fn.calltypes[call] = typing.signature(typ, fn.typeof(acc),
+                                                              fn.typeof(arg))
+                        body.append(ir.Assign(call, tmp, stmt.loc))
+                        acc = tmp
+                    val.args = [acc, val.args[-1]]
+                body.append(stmt)
+            block.body = body
+
+
+def _global_value(fn, var):
+    """The Python object a variable was loaded from as a global, or None."""
+    for block in fn.func_ir.blocks.values():
+        for stmt in block.body:
+            if (isinstance(stmt, ir.Assign) and stmt.target.name == var.name
+                    and isinstance(stmt.value, (ir.Global, ir.FreeVar))):
+                return stmt.value.value
+    return None
+
+
+NORMALISE = [InplaceBinopToBinop(), ResolveModuleAttributes(), ForwardTupleItems(),
+             NestVariadicMinMax()]
 
 
 def normalise(fn):

@@ -66,9 +66,16 @@ def format_table(rows, max_status=60):
                          for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
 
     out = [line(header), line(["-" * w for w in widths])] + [line(c) for c in body]
-    notes = [f"  {r['name']}: {k.split('_')[0]} {r[k]}" for r in rows
-             for k in ("hand_status", "jvp_status", "hvp_status")
-             if r.get(k) not in (None, "ok", "unavailable")]
+    notes = []
+    for r in rows:
+        status = str(r.get("status"))
+        if status == "wrong" and r.get("error"):
+            notes.append(f"  {r['name']}: wrong: {r['error']}")
+        elif len(status) > max_status:
+            notes.append(f"  {r['name']}: {status}")
+        notes += [f"  {r['name']}: {k.split('_')[0]} {r[k]}"
+                  for k in ("hand_status", "jvp_status", "hvp_status")
+                  if r.get(k) not in (None, "ok", "unavailable")]
     if notes:
         out += ["", "notes:"] + notes
     return "\n".join(out)
@@ -123,12 +130,13 @@ def write_plot(path, rows, machine=None):
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import FuncFormatter
     except ImportError:
         raise RuntimeError("--plot needs matplotlib: pip install 'adjit[plot]' "
                            "(or pip install matplotlib)") from None
     series = [("adjit grad", "ratio"), ("hand-written", "hand_ratio"),
               ("jvp", "jvp_ratio"), ("hvp", "hvp_ratio")]
-    series = [s for s in series if any(r.get(s[1]) is not None for r in rows)]
+    series = series[:1] + [s for s in series[1:] if any(r.get(s[1]) is not None for r in rows)]
     names = [r["name"] for r in rows]
     fig, ax = plt.subplots(figsize=(max(6.0, 0.8 * len(rows) + 2), 4.5))
     width = 0.8 / max(1, len(series))
@@ -144,10 +152,13 @@ def write_plot(path, rows, machine=None):
             ax.plot([i - 0.45, i + 0.45], [hi, hi], color="k", lw=1.5, label=ref_label)
             ref_label = None
         if r.get("ratio") is None:
-            ax.text(i, 1.0, str(r.get("status", ""))[:12], rotation=90, ha="center",
-                    va="bottom", fontsize=7, color="gray")
+            x0 = i - (len(series) - 1) / 2 * width
+            ax.text(x0, 1.0, str(r.get("status", "")).split(":")[0], rotation=90,
+                    ha="center", va="bottom", fontsize=7, color="gray")
     ax.axhline(1.0, color="gray", lw=0.8, ls=":")
     ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels(names, rotation=45, ha="right", fontsize=8)
     ax.set_ylabel("time / primal time")

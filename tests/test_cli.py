@@ -1,0 +1,173 @@
+"""The ``adjit bench`` CLI runs on a tiny case and writes valid JSON/CSV; spec parsing.
+
+No timing assertions: speed is measured by ``adjit bench``, never by tests.
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from adjit.benchmarking import Config, SpecError, Workload, parse_spec, run_workloads
+from adjit.benchmarking.runner import ROW_KEYS
+from adjit.benchmarking.specs import order_specs
+from adjit.benchmarking.workloads import discover, suite_module_names
+from adjit.cli import main
+
+SUITE_NAMES = {
+    "sum_1000", "_sum_1000", "sum_sin_1000", "_sum_sin_1000", "kron_sum",
+    "naive_map_sin_cos_exp", "broadcast_sin_cos_exp", "simple_mlp", "gp_lml",
+    "large_single_block", "rosenbrock_loop", "scalar_loop_branch", "logsumexp_loop",
+}
+DOCUMENTED_ROW_KEYS = {"name", "status", "primal_s", "grad_s", "ratio"}
+
+
+# -- spec parsing ---------------------------------------------------------------------------
+def test_parse_array_specs():
+    rng = np.random.default_rng(0)
+    s = parse_spec("x=randn(1000)")
+    assert (s.name, s.kind, s.params) == ("x", "randn", (1000,))
+    assert s.make(rng).shape == (1000,) and s.differentiable and s.random
+    s = parse_spec(" W = randn( 10 , 20 ) ")
+    assert s.name == "W" and s.make(rng).shape == (10, 20)
+    assert parse_spec("z=zeros(3)").make(rng).tolist() == [0.0, 0.0, 0.0]
+    assert parse_spec("o=ones(2,2)").make(rng).sum() == 4.0
+    u = parse_spec("u=rand(50)").make(rng)
+    assert u.min() >= 0.0 and u.max() < 1.0
+    assert isinstance(parse_spec("t=randn()").make(rng), float)
+
+
+def test_parse_constant_specs():
+    rng = np.random.default_rng(0)
+    n = parse_spec("n=int(10)")
+    assert n.make(rng) == 10 and isinstance(n.make(rng), int) and not n.differentiable
+    a = parse_spec("a=float(0.5)")
+    assert a.make(rng) == 0.5 and a.differentiable and not a.random
+    assert parse_spec("b=float(-2)").make(rng) == -2.0
+    assert parse_spec("c=float(1e-3)").make(rng) == 1e-3
+
+
+@pytest.mark.parametrize("bad", [
+    "x", "x=", "=randn(3)", "x=randn", "x=randn(3", "x=foo(3)", "x=randn(2.5)",
+    "x=randn(-1)", "n=int(1.5)", "n=int()", "a=float()", "a=float(1,2)",
+    "x=randn(__import__('os'))", "x=randn(1);import os",
+])
+def test_parse_rejects(bad):
+    with pytest.raises(SpecError):
+        parse_spec(bad)
+
+
+def test_order_specs():
+    specs = [parse_spec("b=int(2)"), parse_spec("a=randn(3)")]
+    assert [s.name for s in order_specs(specs, ["a", "b"])] == ["a", "b"]
+    with pytest.raises(SpecError, match="no --arg"):
+        order_specs(specs[:1], ["a", "b"])
+    with pytest.raises(SpecError, match="no parameter"):
+        order_specs(specs + [parse_spec("c=int(1)")], ["a", "b"])
+    with pytest.raises(SpecError, match="twice"):
+        order_specs(specs + [parse_spec("a=randn(2)")], ["a", "b"])
+
+
+# -- suite discovery (no compilation) -------------------------------------------------------
+def test_suite_discovery():
+    workloads = discover()
+    assert {w.name for w in workloads} == SUITE_NAMES
+    assert suite_module_names()[0] == "sum_1000"
+    rng = np.random.default_rng(0)
+    for w in workloads:
+        inputs = w.make_inputs(rng)
+        assert isinstance(inputs, tuple) and callable(w.primal)
+        assert all(0 <= k < len(inputs) for k in w.argnums_tuple)
+    assert [w.name for w in discover("^_sum")] == ["_sum_1000", "_sum_sin_1000"]
+
+
+# -- the CLI on a tiny user function ----------------------------------------------------------
+USER_SOURCE = textwrap.dedent("""
+    def sumsq(x, n, a):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += a * x[i] * x[i]
+        return s + n
+""")
+
+
+def test_cli_user_function_writes_json_and_csv(tmp_path, capsys):
+    src = tmp_path / "tiny_user_fn.py"
+    src.write_text(USER_SOURCE)
+    jpath, cpath = tmp_path / "out.json", tmp_path / "out.csv"
+    rc = main(["bench", f"{src}:sumsq", "--arg", "x=randn(5)", "--arg", "n=int(2)",
+               "--arg", "a=float(0.5)", "--quick", "--repeat", "3",
+               "--json", str(jpath), "--csv", str(cpath)])
+    assert rc == 0
+    out = capsys.readouterr()
+    assert "sumsq" in out.out and "ratio" in out.out  # the table
+    assert "[1/1]" in out.err  # progress
+
+    doc = json.loads(jpath.read_text())
+    assert {"cpu", "cores", "python", "numba", "numpy", "platform"} <= set(doc["machine"])
+    (row,) = doc["rows"]
+    assert DOCUMENTED_ROW_KEYS <= set(row)
+    assert row["name"].endswith(":sumsq")
+    assert isinstance(row["status"], str) and row["status"]
+    assert row["primal_s"] > 0
+    assert row["argnums"] == [0, 2]  # x and a are floats; n is an int
+    if row["status"] == "ok":
+        assert row["grad_s"] > 0 and row["ratio"] > 0
+
+    with open(cpath, newline="") as fh:
+        reader = csv.DictReader(fh)
+        assert DOCUMENTED_ROW_KEYS <= set(reader.fieldnames)
+        rows = list(reader)
+    assert len(rows) == 1 and rows[0]["status"] == row["status"]
+
+
+def test_cli_reports_bad_input(tmp_path, capsys):
+    src = tmp_path / "tiny_user_fn2.py"
+    src.write_text(USER_SOURCE)
+    assert main(["bench", f"{src}:sumsq", "--arg", "x=randn(5)"]) == 2  # n, a missing
+    assert main(["bench", f"{src}:sumsq", "--arg", "x=bogus(5)"]) == 2
+    assert main(["bench", "--filter", "no_such_workload_xyz"]) == 2
+    assert "adjit bench:" in capsys.readouterr().err
+
+
+def test_python_dash_m_help():
+    env = dict(os.environ)
+    proc = subprocess.run([sys.executable, "-m", "adjit", "bench", "--help"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0
+    assert "--filter" in proc.stdout and "--arg" in proc.stdout
+
+
+# -- the harness itself, with stand-in transforms (independent of adjit's progress) ---------
+def _sumsq(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] * x[i]
+    return s
+
+
+def _sumsq_grad(x):
+    return 2.0 * x
+
+
+def _tiny_workload():
+    return Workload(name="tiny", primal=_sumsq, argnums=0,
+                    make_inputs=lambda rng: (rng.standard_normal(4),))
+
+
+def test_harness_checks_before_timing():
+    import numba
+
+    right = {"grad": lambda f, argnums=0: numba.njit(_sumsq_grad)}
+    wrong = {"grad": lambda f, argnums=0: numba.njit(lambda x: 2.5 * x)}
+    cfg = Config.quick(repeat=3)
+    ok_row, = run_workloads([_tiny_workload()], cfg, transforms=right)
+    assert set(ok_row) == set(ROW_KEYS)
+    assert ok_row["status"] == "ok" and ok_row["ratio"] > 0 and ok_row["grad_s"] > 0
+    bad_row, = run_workloads([_tiny_workload()], cfg, transforms=wrong)
+    assert bad_row["status"] == "wrong" and bad_row["grad_s"] is None
+    assert bad_row["primal_s"] > 0

@@ -147,6 +147,204 @@ def vjp(func):
     return _transform(func, 0, "vjp")
 
 
+class _JVPWrapper:
+    """Builds the IR of ``jvp(f)``: check tangent shapes, call the JVP program."""
+
+    def __init__(self, func):
+        self.func = func
+        self.py_func = py_function_of(func)
+        self.names = tuple(inspect.signature(self.py_func).parameters)
+        self.fname = self.py_func.__qualname__
+
+    def build(self, argtypes):
+        """IR of ``jvp(f)`` for one signature: (args..., tangents...) -> (y, ydot)."""
+        from .transform.forward import derive_jvp
+        n = len(self.names)
+        flat = tuple(types.unliteral(t) for t in argtypes[0].types)  # the *args tuple
+        primal_types, tangent_types = flat[:n], flat[n:]
+        active = tuple(i for i, t in enumerate(primal_types) if is_differentiable(t))
+        _check_tangents(self.fname, self.names, primal_types, active, tangent_types)
+        program = derive_jvp(self.func, primal_types, active)
+        loc = ir.Loc(inspect.getsourcefile(self.py_func) or "<adjit>",
+                     self.py_func.__code__.co_firstlineno)
+        scope = ir.Scope(None, loc)
+        block = ir.Block(scope, loc)
+        e = Emitter(block, scope, loc)
+        packed = e.assign(ir.Arg("args", 0, loc), target="args")
+        args = [e.item(packed, k, hint="a") for k in range(len(flat))]
+        for j, i in enumerate(active):
+            if is_float_array(primal_types[i]):
+                e.call(_shape_check(self.names[i]), [args[i], args[n + j]], hint="ok")
+        e.ret(e.call(program.dispatcher, args, hint="dual"))
+        return {0: block}
+
+
+def _check_tangents(fname, names, primal_types, active, tangent_types):
+    """One tangent per float/array argument, of the argument's type: else say which."""
+    if len(tangent_types) != len(active):
+        raise ArgumentError(
+            f"jvp({fname}) takes one tangent per float or float-array argument "
+            f"({', '.join(names[i] for i in active) or 'none'}): expected {len(active)} "
+            f"tangents, got {len(tangent_types)}")
+    for i, t in zip(active, tangent_types):
+        p = primal_types[i]
+        ok = (is_float(p) and isinstance(t, (types.Float, types.Integer))) or (
+            is_float_array(p) and isinstance(t, types.Array) and t.ndim == p.ndim
+            and isinstance(t.dtype, types.Float))
+        if not ok:
+            raise ArgumentError(f"jvp({fname}): the tangent of '{names[i]}' must match its "
+                                f"type {p}; got {t}")
+
+
+_shape_checks = {}
+
+
+def _shape_check(name):
+    """An njit function raising ArgumentError when a tangent's shape differs from its
+    argument's (the message names the argument)."""
+    import numba
+    if name not in _shape_checks:
+        message = f"jvp: the tangent of '{name}' must have the shape of '{name}'"
+
+        def check(x, dx):
+            if x.shape != dx.shape:
+                raise ArgumentError(message)
+            return 0
+        _shape_checks[name] = numba.njit(check)
+    return _shape_checks[name]
+
+
+def jvp(func):
+    """``jvp(f)(*args, *tangents)`` is ``(f(*args), df)``: forward mode, with one tangent
+    per float or float-array argument, in order. ``jvp(grad(f))`` is forward-over-reverse."""
+    if not callable(func):
+        raise ArgumentError(f"adjit.jvp expects a function, got {func!r}")
+    py_func = py_function_of(func)
+    key = (py_func, (), False, "jvp")
+    with _lock:
+        disp = _transforms.get(key)
+        if disp is None:
+            wrapper = _JVPWrapper(func)
+            # the number of tangents depends on the argument types: the stub takes *args
+            disp = generated_dispatcher(f"jvp_{py_func.__name__}", None, wrapper.build)
+            _transforms[key] = disp
+        return disp
+
+
+def hvp(func, argnums=0):
+    """``hvp(f)(*args, v)`` is the Hessian of f with respect to ``args[argnums]`` applied to
+    ``v``, computed as ``jvp(grad(f, argnums))`` (forward-over-reverse)."""
+    if not callable(func):
+        raise ArgumentError(f"adjit.hvp expects a function, got {func!r}")
+    py_func = py_function_of(func)
+    nparams = len(inspect.signature(py_func).parameters)
+    (argnum,), single = _normalise_argnums(argnums, nparams, py_func.__qualname__)
+    if not single:
+        raise ArgumentError("hvp takes a single int argnums")
+    key = (py_func, (argnum,), True, "hvp")
+    with _lock:
+        disp = _transforms.get(key)
+        if disp is None:
+            wrapper = _HVPWrapper(func, argnum)
+            disp = generated_dispatcher(f"hvp_{py_func.__name__}", wrapper.stub_names(),
+                                        wrapper.build)
+            _transforms[key] = disp
+        return disp
+
+
+class _HVPWrapper:
+    """Builds the IR of ``hvp(f)``: jvp of grad(f) with tangent v on one argument."""
+
+    def __init__(self, func, argnum):
+        self.func, self.argnum = func, argnum
+        self.names = tuple(inspect.signature(py_function_of(func)).parameters)
+
+    def stub_names(self):
+        return list(self.names) + ["v" if "v" not in self.names else "adjit_v"]
+
+    def build(self, argtypes):
+        from .transform.forward import derive_jvp
+        n = len(self.names)
+        primal_types = tuple(types.unliteral(t) for t in argtypes[:n])
+        fname = py_function_of(self.func).__qualname__
+        _check_differentiable(fname, self.names, primal_types, (self.argnum,))
+        _check_tangents(fname, self.names, primal_types, (self.argnum,),
+                        (types.unliteral(argtypes[n]),))
+        g = grad(self.func, self.argnum)
+        active = tuple(i for i, t in enumerate(primal_types) if is_differentiable(t))
+        program = derive_jvp(g, primal_types, active)
+        loc = ir.Loc("<adjit hvp>", 0)
+        scope = ir.Scope(None, loc)
+        block = ir.Block(scope, loc)
+        e = Emitter(block, scope, loc)
+        args = [e.assign(ir.Arg(name, i, loc), target=f"{name}%in")
+                for i, name in enumerate(self.stub_names())]
+        tangents = [args[n] if i == self.argnum else
+                    (e.call(np.zeros_like, [args[i]], hint="zero") if is_float_array(
+                        primal_types[i]) else e.const(0.0)) for i in active]
+        if is_float_array(primal_types[self.argnum]):
+            e.call(_shape_check(self.names[self.argnum]), [args[self.argnum], args[n]])
+        dual = e.call(program.dispatcher, args[:n] + tangents, hint="dual")
+        e.ret(e.item(dual, 1))
+        return {0: block}
+
+
+def hessian(func):
+    """``hessian(f)(x)``: the dense Hessian of a function of one float or float-array
+    argument, one HVP per column (forward-over-reverse), symmetrised to remove rounding
+    asymmetry. Returns a float for a scalar x and an (x.size, x.size) array otherwise."""
+    import numba
+    py_func = py_function_of(func)
+    key = (py_func, (), False, "hessian")
+    with _lock:
+        if key in _transforms:
+            return _transforms[key]
+    hv = hvp(func)
+
+    @numba.njit
+    def dense_hessian(x):
+        return _hessian_columns(hv, x)
+
+    with _lock:
+        return _transforms.setdefault(key, dense_hessian)
+
+
+def _hessian_kernel():
+    import numba
+    from numba.extending import overload
+
+    def columns(hv, x):
+        pass
+
+    @overload(columns)
+    def columns_impl(hv, x):
+        if isinstance(x, types.Float):
+            return lambda hv, x: hv(x, 1.0)
+
+        def impl(hv, x):
+            n = x.size
+            out = np.empty((n, n), dtype=x.dtype)
+            e = np.zeros_like(x)
+            flat = e.reshape(n)
+            for j in range(n):
+                flat[j] = 1.0
+                col = hv(x, e).reshape(n)
+                for i in range(n):
+                    out[i, j] = col[i]
+                flat[j] = 0.0
+            for i in range(n):
+                for j in range(i + 1, n):
+                    s = 0.5 * (out[i, j] + out[j, i])
+                    out[i, j] = s
+                    out[j, i] = s
+            return out
+        return impl
+    return numba.njit(lambda hv, x: columns(hv, x))
+
+
+_hessian_columns = _hessian_kernel()
+
+
 def show(func, *args, argnums=None, file=None):
     """Print the primal typed IR, the forward-pass IR and the reverse-pass IR of ``func``
     for the types of ``args``, each statement tagged with its source line."""
@@ -161,4 +359,4 @@ def show(func, *args, argnums=None, file=None):
     return text
 
 
-__all__ = ["grad", "value_and_grad", "vjp", "show"]
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "hvp", "hessian", "show"]

@@ -44,7 +44,7 @@ import weakref
 
 import numpy as np
 
-__all__ = ["check_grad", "check_vjp", "numerical_grad", "ELEMENTWISE_LIMIT"]
+__all__ = ["check_grad", "check_vjp", "check_jvp", "numerical_grad", "ELEMENTWISE_LIMIT"]
 
 #: Arrays with at most this many elements are checked element by element.
 ELEMENTWISE_LIMIT = 64
@@ -192,6 +192,44 @@ def check_vjp(f, *args, ybar=None, eps=None, rtol=None, atol=None, seed=0):
         _check_leaf_tree(scalarised, args, (k,), a, c,
                          eps, rtol, atol, rng, f"check_vjp({_name(f)}): cotangent")
     return out
+
+
+def check_jvp(f, *args, seed=0, rtol=None, atol=None):
+    """Check ``adjit.jvp(f)(*args, *tangents)`` with random tangents (one per float or
+    float-array argument) against a central difference of the primal along them.
+
+    The value must equal the primal's. Returns ``(value, tangent_out)``.
+    """
+    __tracebackhide__ = True
+    import adjit
+    primal = _scalar_output(_primal(f), _name(f))
+    rng = np.random.default_rng(seed)
+    slots = [k for k, a in enumerate(args) if _is_float_scalar(a) or _is_float_array(a)]
+    tangents = [rng.standard_normal(np.shape(args[k])).astype(args[k].dtype)
+                if _is_float_array(args[k]) else float(rng.standard_normal()) for k in slots]
+    depth = _current_depth()
+    value, tan = adjit.jvp(f)(*args, *tangents)
+    if _current_depth() != depth:
+        raise AssertionError(f"check_jvp({_name(f)}): tape depth changed across the call")
+    dtype = np.dtype(np.float32) if _has_float32_leaf(args) else np.dtype(np.float64)
+    if not _values_equal(value, primal(*_copy_args(args)), rtol=1e-6 if dtype == np.float32 else 1e-12):
+        raise AssertionError(f"check_jvp({_name(f)}): value {value!r} differs from the primal")
+    rtol, atol = _tolerances(dtype, rtol, atol)
+    h = _rel_step(dtype, None) * max([1.0] + [float(np.max(np.abs(args[k]))) for k in slots])
+
+    def moved(sign):
+        new = list(_copy_args(args))
+        for k, t in zip(slots, tangents):
+            new[k] = (args[k] + sign * h * t).astype(args[k].dtype) \
+                if _is_float_array(args[k]) else type(args[k])(args[k] + sign * h * t)
+        return primal(*new)
+
+    fd = (moved(1.0) - moved(-1.0)) / (2 * h)
+    noise = _NOISE_FACTOR * np.finfo(dtype).eps * abs(primal(*_copy_args(args))) / (2 * h)
+    if not _close(float(tan), fd, rtol, atol, noise):
+        raise AssertionError(f"check_jvp({_name(f)}): tangent disagrees with central "
+                             f"differences\n  adjit: {float(tan)!r}\n  fd:    {fd!r}")
+    return value, tan
 
 
 def numerical_grad(f, *args, argnums=0, eps=None):

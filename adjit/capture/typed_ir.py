@@ -73,6 +73,31 @@ class TypingOnlyPipeline(CompilerBase):
         return [pm]
 
 
+class GeneratedTypingPipeline(CompilerBase):
+    """For adjit's own generated functions: build their IR, infer types, capture.
+
+    This is what lets adjit transform its own output again (``jvp(grad(f))``)."""
+
+    def define_pipelines(self):
+        from numba.core import untyped_passes
+        from numba.core.compiler_machinery import PassManager
+
+        from ..compile.dispatcher import BuildGeneratedIR
+        pm = PassManager("adjit_generated_typing")
+        pm.add_pass(BuildGeneratedIR, "adjit: build IR")
+        pm.add_pass(untyped_passes.FixupArgs, "fix up args")
+        pm.add_pass(untyped_passes.IRProcessing, "processing IR")
+        pm.add_pass(NopythonTypeInference, "nopython frontend")
+        pm.add_pass(CaptureTypedIR, "adjit: capture typed IR")
+        pm.finalize()
+        return [pm]
+
+
+def is_generated(func):
+    """Whether ``func`` is a dispatcher adjit generated (its IR comes from a builder)."""
+    return hasattr(py_function_of(func), "_adjit_builder")
+
+
 _cache = {}
 _lock = threading.RLock()
 
@@ -95,12 +120,13 @@ def capture(func, argtypes):
     flags.nrt = True
     if isinstance(func, numba.core.dispatcher.Dispatcher):
         cpu_target.options.parse_as_flags(flags, func.targetoptions)
+    pipeline = GeneratedTypingPipeline if is_generated(func) else TypingOnlyPipeline
     with global_compiler_lock:
         cpu_target.target_context.refresh()
         func_ir, typemap, calltypes, rtype = compiler.compile_extra(
             cpu_target.typing_context, cpu_target.target_context, py_func,
             args=argtypes, return_type=None, flags=flags, locals={},
-            pipeline_class=TypingOnlyPipeline)
+            pipeline_class=pipeline)
     typed = TypedFunction(py_func, argtypes, func_ir, typemap, calltypes, rtype,
                           dispatcher=func if func is not py_func else None)
     with _lock:

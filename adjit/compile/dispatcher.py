@@ -20,12 +20,20 @@ def _stub_template():
     return None
 
 
+def _star_stub_template(*args):
+    return None
+
+
 def make_stub(name, arg_names, builder):
-    """A Python function named ``name`` with parameters ``arg_names`` and no body; the
-    dispatcher built on it gets its IR from ``builder(argtypes) -> blocks``."""
-    code = _stub_template.__code__.replace(
-        co_argcount=len(arg_names), co_varnames=tuple(arg_names),
-        co_nlocals=len(arg_names), co_name=name, co_qualname=name)
+    """A Python function named ``name`` with parameters ``arg_names`` (``*args`` when
+    None) and no body; the dispatcher built on it gets its IR from
+    ``builder(argtypes) -> blocks``. With ``*args`` Numba passes one StarArgTuple."""
+    if arg_names is None:
+        code = _star_stub_template.__code__.replace(co_name=name, co_qualname=name)
+    else:
+        code = _stub_template.__code__.replace(
+            co_argcount=len(arg_names), co_varnames=tuple(arg_names),
+            co_nlocals=len(arg_names), co_name=name, co_qualname=name)
     # a real module's globals: Numba derives symbol names from the module, and recursion
     # only resolves when both of its derivations agree
     stub = pytypes.FunctionType(code, globals(), name)
@@ -45,6 +53,9 @@ class BuildGeneratedIR(FunctionPass):
     def run_pass(self, state):
         stub = state.func_id.func
         blocks = stub._adjit_builder(tuple(state.args))
+        # building may create intrinsics (tape pops of new record types): install them
+        state.typingctx.refresh()
+        state.targetctx.refresh()
         arg_names = tuple(state.func_id.arg_names)
         after_rewrite(blocks, f"build of {stub.__name__}", arg_names)
         loc = blocks[min(blocks)].loc

@@ -1,0 +1,212 @@
+"""Forward mode: the dual (JVP) transform of typed IR, line by line.
+
+``f_jvp(*args, *tangents) -> (y, ydot)``: every active float ``v`` gets a tangent ``v%dot``
+of the same type, every active float array a tangent array, every tuple holding
+differentiable items a tuple of their tangents. The transform adds no blocks and no stacks;
+branches test the primal. Calls to ``@njit`` functions call their own JVP program.
+
+Forward-over-reverse: adjit's generated programs are transformed like any other function.
+Their tape operations get rules of their own (``tape.py`` beside this file): a pushed record
+with float items is followed by a record of their tangents on the same per-thread tape, and
+a pop takes both off in reverse order. The tape is LIFO per thread, so this interleaving is
+exactly a shadow tape. Generated (tape-using) functions treat every float as active, since
+values popped from the tape carry derivatives that no data-flow edge shows.
+"""
+import inspect
+import threading
+
+from numba.core import ir, types
+
+from .. import config
+from ..capture.normalise import after_rewrite, normalise
+from ..capture.typed_ir import capture, is_generated, py_function_of
+from ..compile.dispatcher import generated_dispatcher
+from ..errors import UnsupportedError
+from ..ir.builder import Emitter, clone_stmt
+from .analysis import Activity, _carries, activity, is_differentiable, is_float
+from .forward_handlers import FWD_HANDLERS, node_kind
+from .reverse.forward_pass import copy_phi_inputs, is_phi, phi_exports
+
+
+def dot(name):
+    """Name of the tangent of variable ``name``."""
+    return f"{name}%dot"
+
+
+def tangent_arg(name):
+    return f"{name}_adjit_dot"
+
+
+def differentiable_items(typ):
+    """Positions of a tuple type's items that carry tangents."""
+    return [k for k, t in enumerate(typ.types) if has_tangent(t)]
+
+
+def has_tangent(typ):
+    """Floats, float arrays and tuples holding any of these carry a tangent."""
+    typ = types.unliteral(typ)
+    if is_differentiable(typ):
+        return True
+    if isinstance(typ, types.BaseTuple):
+        return bool(differentiable_items(typ))
+    return False
+
+
+def all_active(fn):
+    """Activity for generated code: every variable whose type can carry a tangent."""
+    act = Activity()
+    for name, typ in fn.typemap.items():
+        typ = types.unliteral(typ)
+        if has_tangent(typ):
+            act.active.add(name)
+        elif isinstance(typ, (types.Pair, types.SimpleIteratorType)) and _carries(typ):
+            act.carriers.add(name)
+    return act
+
+
+class ForwardContext:
+    """One function's JVP build: activity, tangent names, zero tangents, derived calls."""
+
+    def __init__(self, fn, active_args):
+        self.fn = fn
+        self.blocks = fn.func_ir.blocks
+        self.active_args = frozenset(active_args)
+        self.generated = is_generated(fn.py_func) or fn.extra.get("generated", False)
+        self.act = all_active(fn) if self.generated else activity(fn, self.active_args)
+
+    def typeof(self, name):
+        return types.unliteral(self.fn.typeof(name))
+
+    def active(self, var):
+        """Whether ``var`` has a tangent: an active float/array, or a container
+        (tuple, iterator, pair) that holds active values."""
+        return isinstance(var, ir.Var) and (var.name in self.act.active
+                                            or var.name in self.act.carriers)
+
+    def unsupported(self, construct, loc, detail=""):
+        return UnsupportedError(construct, self.fn.name, loc, detail)
+
+    def tangent(self, e, var):
+        """The tangent of ``var`` as a variable, materialising a zero when inactive."""
+        if self.active(var):
+            return e.var(dot(var.name))
+        return self.zero(e, var, self.typeof(var.name))
+
+    def zero(self, e, like, typ):
+        """A zero tangent of type ``typ`` (shaped like the variable ``like``)."""
+        import numpy as np
+        if isinstance(typ, types.Float):
+            return e.const(np.float32(0.0) if typ == types.float32 else 0.0, hint="zero")
+        if isinstance(typ, types.Array):
+            return e.call(np.zeros_like, [like], hint="zeros")
+        if isinstance(typ, types.BaseTuple):
+            items = [self.zero(e, e.item(like, k), types.unliteral(typ.types[k]))
+                     for k in differentiable_items(typ)]
+            return e.tuple(items, hint="zerotup")
+        return e.const(0.0, hint="zero")
+
+    def set_tangent(self, e, target, value):
+        """``target%dot = value``, keeping float32 tangents float32."""
+        import numpy as np
+        if self.typeof(target.name) == types.float32:
+            value = e.call(np.float32, [value], hint="f32")
+        e.assign(value, target=dot(target.name))
+
+
+def build_jvp_blocks(ctx, arg_names):
+    """The JVP blocks: primal statements each followed by their tangent statements."""
+    blocks = {}
+    exports = phi_exports(ctx.blocks)
+    tangent_index = len(arg_names)
+    for label in sorted(ctx.blocks):
+        primal = ctx.blocks[label]
+        block = ir.Block(primal.scope, primal.loc)
+        e = Emitter(block, primal.scope, primal.loc)
+        if label == min(ctx.blocks):
+            for i in sorted(ctx.active_args):
+                name = ctx.fn.arg_names[i]
+                e.assign(ir.Arg(tangent_arg(name), tangent_index, primal.loc),
+                         target=tangent_arg(name))
+                tangent_index += 1
+        for stmt in primal.body[:-1]:
+            if is_phi(stmt):
+                continue
+            e.loc = stmt.loc
+            handler = FWD_HANDLERS.get(node_kind(stmt))
+            if handler is None:
+                if any(ctx.active(v) for v in stmt.list_vars()):
+                    raise ctx.unsupported(f"the IR construct '{node_kind(stmt)}'", stmt.loc,
+                                          str(stmt))
+                e.stmt(clone_stmt(stmt))
+                continue
+            handler(ctx, stmt, e)
+        e.loc = primal.terminator.loc
+        pairs = []
+        for target, value in exports.get(label, ()):
+            pairs.append((target, value))
+            if ctx.active(target):
+                tan = (ctx.tangent(e, value) if isinstance(value, ir.Var)
+                       else ctx.zero(e, target, ctx.typeof(target.name)))
+                pairs.append((e.var(dot(target.name)), tan))
+        copy_phi_inputs(e, pairs)
+        term = primal.terminator
+        if isinstance(term, ir.Return):
+            value = term.value
+            ret = e.tuple([value, ctx.tangent(e, value)], hint="dual")
+            e.ret(ret)
+        else:
+            block.append(clone_stmt(term))
+        blocks[label] = block
+    return blocks
+
+
+_programs = {}
+_lock = threading.RLock()
+
+
+class JVPProgram:
+    """The JVP dispatcher of one (function, argument types, active arguments)."""
+
+    def __init__(self, func, argtypes, active_args):
+        self.func = func
+        self.py_func = py_function_of(func)
+        self.argtypes = tuple(argtypes)
+        self.active_args = tuple(sorted(active_args))
+        self.arg_names = tuple(inspect.signature(self.py_func).parameters)
+        names = list(self.arg_names) + [tangent_arg(self.arg_names[i])
+                                        for i in self.active_args]
+        self.dispatcher = generated_dispatcher(f"{self.py_func.__name__}_jvp", names,
+                                               self._build, internal=True)
+        self._typed = None
+
+    @property
+    def typed(self):
+        if self._typed is None:
+            self._typed = normalise(capture(self.func, self.argtypes))
+        return self._typed
+
+    def _build(self, argtypes):
+        ctx = ForwardContext(self.typed, self.active_args)
+        blocks = build_jvp_blocks(ctx, self.arg_names)
+        after_rewrite(blocks, f"jvp of {self.py_func.__qualname__}", None)
+        return blocks
+
+    def show(self):
+        from ..ir.printing import format_blocks
+        ctx = ForwardContext(self.typed, self.active_args)
+        return format_blocks(build_jvp_blocks(ctx, self.arg_names),
+                             f"jvp of {self.py_func.__qualname__}")
+
+
+def derive_jvp(func, argtypes, active_args):
+    """The cached ``JVPProgram`` of ``func`` (shared by every call site)."""
+    argtypes = tuple(types.unliteral(t) for t in argtypes)
+    key = (py_function_of(func), argtypes, tuple(sorted(active_args)))
+    with _lock:
+        program = _programs.get(key)
+        if program is None:
+            program = _programs[key] = JVPProgram(func, argtypes, active_args)
+        return program
+
+
+__all__ = ["derive_jvp", "JVPProgram", "dot", "config"]

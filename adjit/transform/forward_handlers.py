@@ -1,0 +1,319 @@
+"""Forward-mode (JVP) code for each IR node kind: one small handler per kind.
+
+Each handler emits the primal statement and then the tangent of its target. Generated
+code is not in SSA form (adjoints are reassigned), so a handler whose target is also an
+operand reads that operand's old value through a copy taken before the primal statement.
+"""
+import operator
+
+import numpy as np
+from numba.core import ir, types
+
+from ..ir.builder import clone_stmt, clone_value
+from ..rules import NONDIFF, lookup
+from ..rules.core import MINUS_ONE, ONE, ZERO, ArgPartial, FuncPartial
+from ..runtime import tape as tape_rt
+from .analysis import is_float, is_float_array
+
+
+def _dot(name):
+    return f"{name}%dot"
+
+
+def node_kind(stmt):
+    """Handler key: the expression op, or the node class name."""
+    if isinstance(stmt, ir.Assign):
+        value = stmt.value
+        if isinstance(value, ir.Expr):
+            return value.op
+        if isinstance(value, ir.Var):
+            return "var"
+        if isinstance(value, (ir.Global, ir.FreeVar)):
+            return "global"
+        return type(value).__name__.lower()
+    return type(stmt).__name__.lower()
+
+
+def emit_primal(ctx, stmt, e):
+    """Copy the primal statement; return {operand name: var holding its old value}."""
+    old = {}
+    if isinstance(stmt, ir.Assign):
+        for v in stmt.value.list_vars() if hasattr(stmt.value, "list_vars") else ():
+            if v.name == stmt.target.name and v.name not in old:
+                old[v.name] = e.assign(e.var(v.name), hint="old")
+                if ctx.active(v):
+                    old[_dot(v.name)] = e.assign(e.var(_dot(v.name)), hint="olddot")
+    e.stmt(clone_stmt(stmt))
+    return old
+
+
+def _use(e, old, var):
+    """``var``, or the copy of its value from before the primal statement."""
+    return old.get(var.name, var)
+
+
+def _tan(ctx, e, old, var):
+    if ctx.active(var) and _dot(var.name) in old:
+        return old[_dot(var.name)]
+    return ctx.tangent(e, var)
+
+
+def fwd_copy(ctx, stmt, e):
+    """fwd: ``y = v`` / ``y = cast(v)`` / ``y = exhaust_iter(v)``: ``y%dot = v%dot``."""
+    old = emit_primal(ctx, stmt, e)
+    if ctx.active(stmt.target):
+        src = stmt.value if isinstance(stmt.value, ir.Var) else stmt.value.value
+        e.assign(_tan(ctx, e, old, src), target=_dot(stmt.target.name))
+
+
+def fwd_arg(ctx, stmt, e):
+    """fwd: ``x = arg(i)``: ``x%dot`` is the tangent argument of x (0 if inactive)."""
+    e.stmt(clone_stmt(stmt))
+    if stmt.value.index in ctx.active_args and ctx.active(stmt.target):
+        e.assign(e.var(f"{stmt.value.name}_adjit_dot"), target=_dot(stmt.target.name))
+
+
+def fwd_constant(ctx, stmt, e):
+    """fwd: constants and globals: zero tangent when the variable is active elsewhere."""
+    e.stmt(clone_stmt(stmt))
+    if ctx.active(stmt.target):
+        e.assign(ctx.zero(e, stmt.target, ctx.typeof(stmt.target.name)),
+                 target=_dot(stmt.target.name))
+
+
+def tangent_term(e, partial, dx, ans, args):
+    """One term ``d * dx`` of a primitive's tangent (see ``rules.core`` for partials)."""
+    if partial is ONE:
+        return dx
+    if partial is MINUS_ONE:
+        return e.neg(dx)
+    if isinstance(partial, ArgPartial):
+        return e.binop(operator.mul, args[partial.index], dx, hint="term")
+    call_args = [ans] if partial.takes_ans else []
+    call_args += list(args)
+    d = e.call(partial.jit, call_args, hint="d")
+    return e.binop(operator.mul, d, dx, hint="term")
+
+
+def apply_rule(ctx, stmt, e, rule, name, args):
+    """fwd: ``y%dot = sum_k d_k * a_k%dot`` over the active float operands."""
+    if rule is None and not any(ctx.active(a) for a in args) and not ctx.active(stmt.target):
+        e.stmt(clone_stmt(stmt))
+        return
+    if rule is None:
+        raise ctx.unsupported(f"'{name}'", stmt.loc, "no differentiation rule is registered")
+    old = emit_primal(ctx, stmt, e)
+    target = stmt.target
+    if not ctx.active(target):
+        return
+    if not is_float(ctx.typeof(target.name)) or any(
+            ctx.active(a) and not is_float(ctx.typeof(a.name)) for a in args):
+        raise ctx.unsupported(f"'{name}' on arrays", stmt.loc,
+                              "array-valued operations have no forward rule yet")
+    primal_args = [_use(e, old, a) for a in args]
+    total = None
+    for k, a in enumerate(args):
+        partial = rule.partial(k) if rule is not NONDIFF else ZERO
+        if partial is ZERO or not ctx.active(a):
+            continue
+        term = tangent_term(e, partial, _tan(ctx, e, old, a), target, primal_args)
+        total = term if total is None else e.binop(operator.add, total, term, hint="tan")
+    if total is None:
+        total = ctx.zero(e, target, ctx.typeof(target.name))
+    ctx.set_tangent(e, target, total)
+
+
+def fwd_binop(ctx, stmt, e):
+    """fwd: ``y = a op b`` / tangent from the operator's partials."""
+    expr = stmt.value
+    apply_rule(ctx, stmt, e, lookup(expr.fn), getattr(expr.fn, "__name__", expr.fn),
+               [expr.lhs, expr.rhs])
+
+
+def fwd_unary(ctx, stmt, e):
+    """fwd: ``y = -a`` / tangent from the operator's partial."""
+    expr = stmt.value
+    apply_rule(ctx, stmt, e, lookup(expr.fn), getattr(expr.fn, "__name__", expr.fn),
+               [expr.value])
+
+
+def callee_of(ctx, func_var):
+    """The Python object a call's function variable was loaded from."""
+    for block in ctx.blocks.values():
+        for s in block.body:
+            if (isinstance(s, ir.Assign) and s.target.name == func_var.name
+                    and isinstance(s.value, (ir.Global, ir.FreeVar))):
+                return s.value.value
+    typ = ctx.typeof(func_var.name)
+    return typ.dispatcher if isinstance(typ, types.Dispatcher) else None
+
+
+def fwd_call(ctx, stmt, e):
+    """fwd: a rule, a tape operation, an allocation, or the callee's JVP program."""
+    expr = stmt.value
+    callee = callee_of(ctx, expr.func)
+    ftype = ctx.typeof(expr.func.name)
+    if callee is tape_rt.tape_push:
+        return fwd_tape_push(ctx, stmt, e)
+    if callee is not None and callee in tape_rt._pop_cache.values():
+        return fwd_tape_pop(ctx, stmt, e)
+    if callee in ALLOCATIONS:
+        return fwd_allocation(ctx, stmt, e)
+    if isinstance(ftype, types.Dispatcher):
+        return fwd_derived_call(ctx, stmt, e, ftype.dispatcher)
+    if expr.kws or expr.vararg:
+        if any(ctx.active(v) for v in expr.list_vars()):
+            raise ctx.unsupported("a call with keyword or star arguments", stmt.loc)
+    name = getattr(callee, "__name__", None) or str(ftype)
+    apply_rule(ctx, stmt, e, lookup(callee) if callee is not None else None, name,
+               list(expr.args))
+
+
+def fwd_derived_call(ctx, stmt, e, dispatcher):
+    """fwd: ``(y, y%dot) = f_jvp(args, tangents)``; tape-using callees always get tangents."""
+    from .forward import derive_jvp, has_tangent
+    from ..capture.typed_ir import is_generated
+    expr = stmt.value
+    sig = ctx.fn.calltypes[expr]
+    argtypes = tuple(types.unliteral(t) for t in sig.args)
+    if is_generated(dispatcher):
+        mask = tuple(i for i, t in enumerate(argtypes) if has_tangent(t))
+    else:
+        mask = tuple(i for i, a in enumerate(expr.args) if ctx.active(a))
+    if not mask:
+        e.stmt(clone_stmt(stmt))
+        if ctx.active(stmt.target):
+            e.assign(ctx.zero(e, stmt.target, ctx.typeof(stmt.target.name)),
+                     target=_dot(stmt.target.name))
+        return
+    program = derive_jvp(dispatcher, argtypes, mask)
+    tangents = [ctx.tangent(e, expr.args[i]) for i in mask]
+    dual = e.call(program.dispatcher, list(expr.args) + tangents, hint="dual")
+    e.item(dual, 0, target=stmt.target.name)
+    if ctx.active(stmt.target):
+        e.item(dual, 1, target=_dot(stmt.target.name))
+
+
+def fwd_tape_push(ctx, stmt, e):
+    """fwd: ``push(rec)`` / also push the tangents of rec's float items, right after."""
+    from .forward import differentiable_items
+    e.stmt(clone_stmt(stmt))
+    rec = stmt.value.args[1]
+    typ = ctx.typeof(rec.name)
+    if isinstance(typ, types.BaseTuple):
+        if differentiable_items(typ):
+            e.call(tape_rt.tape_push, [stmt.value.args[0], ctx.tangent(e, rec)], hint="pushed")
+    elif is_float(typ):
+        e.call(tape_rt.tape_push, [stmt.value.args[0], ctx.tangent(e, rec)], hint="pushed")
+
+
+def fwd_tape_pop(ctx, stmt, e):
+    """fwd: ``rec = pop()`` / pop the tangent record first (it was pushed last)."""
+    from .forward import differentiable_items
+    typ = ctx.typeof(stmt.target.name)
+    tape = stmt.value.args[0]
+    if isinstance(typ, types.BaseTuple) and differentiable_items(typ):
+        ttype = types.Tuple([types.unliteral(typ.types[k]) for k in differentiable_items(typ)])
+        e.call(tape_rt.pop_record(ttype), [tape], target=_dot(stmt.target.name))
+    elif is_float(typ):
+        e.call(tape_rt.pop_record(typ), [tape], target=_dot(stmt.target.name))
+    e.stmt(clone_stmt(stmt))
+
+
+def fwd_allocation(ctx, stmt, e):
+    """fwd: ``a = np.zeros(...)`` / ``a%dot = zeros_like(a)`` (filled by later writes)."""
+    e.stmt(clone_stmt(stmt))
+    if ctx.active(stmt.target):
+        e.call(np.zeros_like, [stmt.target], target=_dot(stmt.target.name))
+
+
+ALLOCATIONS = {np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like, np.ones_like,
+               np.full, np.full_like}
+
+
+def fwd_getitem(ctx, stmt, e):
+    """fwd: ``y = a[i]`` / ``y%dot = a%dot[i]`` (arrays, views, tuples alike)."""
+    from .forward import differentiable_items
+    old = emit_primal(ctx, stmt, e)
+    if not ctx.active(stmt.target):
+        return
+    expr = stmt.value
+    base = expr.value
+    btype = ctx.typeof(base.name)
+    tan_base = _tan(ctx, e, old, base)
+    if isinstance(btype, types.BaseTuple):
+        if expr.op != "static_getitem" or not isinstance(expr.index, int):
+            if not isinstance(btype, types.UniTuple):
+                raise ctx.unsupported("indexing a mixed tuple with a variable", stmt.loc)
+            e.assign(e.getitem(tan_base, _use(e, old, expr.index)),
+                     target=_dot(stmt.target.name))
+            return
+        pos = differentiable_items(btype).index(expr.index % len(btype.types))
+        e.item(tan_base, pos, target=_dot(stmt.target.name))
+        return
+    index = expr.index if expr.op == "getitem" else e.const(expr.index, hint="idx")
+    e.assign(ir.Expr.getitem(tan_base, _use(e, old, index), e.loc),
+             target=_dot(stmt.target.name))
+
+
+def fwd_build_tuple(ctx, stmt, e):
+    """fwd: ``t = (a, b)`` / ``t%dot = (a%dot, b%dot)`` over differentiable items."""
+    e.stmt(clone_stmt(stmt))
+    if ctx.active(stmt.target):
+        from .forward import has_tangent
+        items = [ctx.tangent(e, v) for v in stmt.value.items
+                 if has_tangent(ctx.typeof(v.name))]
+        e.assign(e.tuple(items, hint="tantup"), target=_dot(stmt.target.name))
+
+
+def fwd_setitem(ctx, stmt, e):
+    """fwd: ``a[i] = v`` / ``a%dot[i] = v%dot``."""
+    e.stmt(clone_stmt(stmt))
+    if ctx.active(stmt.target) or ctx.active(stmt.value):
+        if not ctx.active(stmt.target):
+            raise ctx.unsupported("writing a differentiated value into a constant array",
+                                  stmt.loc)
+        index = stmt.index if isinstance(stmt, ir.SetItem) else ir.Const(stmt.index, stmt.loc)
+        if isinstance(index, ir.Const):
+            index = e.assign(index, hint="idx")
+        e.setitem(e.var(_dot(stmt.target.name)), index, ctx.tangent(e, stmt.value))
+
+
+def fwd_iter(ctx, stmt, e):
+    """fwd: ``getiter`` / ``iternext`` / ``pair_first``: the same on the tangent, in step."""
+    e.stmt(clone_stmt(stmt))
+    src = stmt.value.value
+    if ctx.active(stmt.target) and ctx.active(src):
+        new = clone_value(stmt.value)
+        new.value = e.var(_dot(src.name))
+        e.assign(new, target=_dot(stmt.target.name))
+
+
+def fwd_plain(ctx, stmt, e):
+    """fwd: nodes without derivative (pair_second, getattr .shape, print): copy."""
+    e.stmt(clone_stmt(stmt))
+
+
+FWD_HANDLERS = {
+    "arg": fwd_arg,
+    "const": fwd_constant,
+    "global": fwd_constant,
+    "freevar": fwd_constant,
+    "var": fwd_copy,
+    "cast": fwd_copy,
+    "exhaust_iter": fwd_copy,
+    "binop": fwd_binop,
+    "unary": fwd_unary,
+    "call": fwd_call,
+    "getitem": fwd_getitem,
+    "static_getitem": fwd_getitem,
+    "build_tuple": fwd_build_tuple,
+    "setitem": fwd_setitem,
+    "staticsetitem": fwd_setitem,
+    "getiter": fwd_iter,
+    "iternext": fwd_iter,
+    "pair_first": fwd_iter,
+    "pair_second": fwd_plain,
+    "getattr": fwd_plain,
+    "print": fwd_plain,
+}

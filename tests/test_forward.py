@@ -1,0 +1,62 @@
+"""Forward mode over the corpus: jvp against finite differences, and forward-over-reverse
+(hvp = jvp(grad(f))) against finite differences of the verified gradient."""
+import math
+
+import numba
+import numpy as np
+import pytest
+from corpus import all_cases
+
+import adjit
+from adjit.testing import check_jvp
+
+ALL = all_cases()
+SCALAR = [(m, c) for m, c in ALL
+          if isinstance(c.argnums, int) and all(isinstance(a, (float, int, np.floating))
+                                                for a in c.args)
+          and isinstance(c.args[c.argnums], float)]
+
+
+def _ids(cases):
+    return [f"{m}-{c.id}" for m, c in cases]
+
+
+@pytest.mark.parametrize("case", [c for _, c in ALL], ids=_ids(ALL))
+def test_jvp(case):
+    try:
+        check_jvp(case.fn, *case.args)
+    except adjit.UnsupportedError as exc:
+        pytest.skip(f"reverse and forward mode both reject it: {exc}".splitlines()[0]) \
+            if _reverse_rejects(case) else pytest.fail(str(exc))
+
+
+def _reverse_rejects(case):
+    try:
+        adjit.grad(case.fn, case.argnums)(*case.args)
+    except adjit.UnsupportedError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("case", [c for _, c in SCALAR], ids=_ids(SCALAR))
+def test_hvp_forward_over_reverse(case):
+    if _reverse_rejects(case):
+        pytest.skip("reverse mode rejects it (UnsupportedError)")
+    g = adjit.grad(case.fn, case.argnums)
+    k = case.argnums
+    x = case.args[k]
+    h = 1e-4 * max(1.0, abs(x))
+
+    def at(v):
+        args = list(case.args)
+        args[k] = v
+        return g(*args)
+
+    fd = (at(x + h) - at(x - h)) / (2 * h)
+    hv = adjit.hvp(case.fn, k)(*case.args, 1.0)
+    assert abs(hv - fd) <= 1e-4 * max(1.0, abs(fd)), (hv, fd)
+    grad_value, hv2 = adjit.jvp(g)(*case.args, *[1.0 if i == k else 0.0
+                                                   for i, a in enumerate(case.args)
+                                                   if isinstance(a, float)])
+    assert hv2 == pytest.approx(hv, rel=1e-12, abs=1e-12)
+    assert grad_value == pytest.approx(g(*case.args), rel=1e-12, abs=1e-12)

@@ -125,3 +125,54 @@ CASES = [
     Case(scalar_times_element, (X5, 0.7), (0, 1)),
     Case(max_loop, (X5,)),
 ]
+
+
+def row_views(a, w):
+    # row = a[i] is a view: its shadow is the same row of a's shadow
+    s = 0.0
+    for i in range(a.shape[0]):
+        row = a[i]
+        for j in range(row.shape[0]):
+            s += row[j] * w[j] * (i + 1)
+    return s
+
+
+def slice_reads(x, lo, hi):
+    y = x[1:]
+    z = x[lo:hi]
+    s = 0.0
+    for i in range(len(y)):
+        s += y[i] * z[i % len(z)] ** 2
+    for v in x[::2]:
+        s += v ** 3
+    return s
+
+
+def nested_row_iteration(a):
+    s = 0.0
+    for row in a:
+        for v in row[1:]:
+            s += math.sin(v) * row[0]
+    return s
+
+
+def column_and_block_views(a):
+    col = a[:, 1]
+    blk = a[1:, 2:]
+    return col[0] * col[2] + blk[1, 0] * blk[0, 1] - a[2, 1:][2]
+
+
+def loop_variable_after_loop(x):
+    s = 0.0
+    for a in x:
+        s += a
+    return s * a
+
+
+CASES += [
+    Case(row_views, (A34, W4), (0, 1)),
+    Case(slice_reads, (X5, 1, 4)),
+    Case(nested_row_iteration, (A34,)),
+    Case(column_and_block_views, (A34,)),
+    Case(loop_variable_after_loop, (X5,)),
+]

@@ -97,12 +97,13 @@ def copy_phi_inputs(e, pairs):
     """Destroy phis ourselves: copy incoming values at the very end of the predecessor,
     after the tape pushes (Numba's own stripping moves copies earlier, which would push
     next-iteration values), and as a parallel copy (via temporaries when they overlap)."""
+    # an undefined incoming value (a loop variable read after the loop) is no copy at all:
+    # Numba cannot type ``null()`` and the value is never read along that edge
+    pairs = [(t, v) for t, v in pairs if v is not ir.UNDEFINED]
     targets = {t.name for t, _ in pairs}
     overlap = any(isinstance(v, ir.Var) and v.name in targets for _, v in pairs)
     staged = []
     for target, value in pairs:
-        if value is ir.UNDEFINED:
-            value = ir.Expr.null(e.loc)
         staged.append((target, e.assign(value, hint="phicopy") if overlap else value))
     for target, value in staged:
         e.assign(value, target=target.name)

@@ -12,6 +12,7 @@ import operator
 from numba.core import ir, types
 
 from ...rules import NONDIFF, lookup
+from ...rules.arrays import add_nonzero_at
 from ...rules.core import MINUS_ONE, ONE, ZERO, ArgPartial, FuncPartial
 from ..analysis import is_differentiable, is_float
 from .context import TAPE, bar, counter
@@ -110,7 +111,7 @@ def rev_derived_call(ctx, stmt, e, dispatcher):
     mask = tuple(i for i, a in enumerate(expr.args) if ctx.is_active(a))
     program = ctx.derive(dispatcher, argtypes, mask, stmt.loc)
     ctx.derived_calls[id(expr)] = program
-    shadows = [e.var(ctx.shadow_of(expr.args[i], stmt.loc)) for i in program.array_args]
+    shadows = [ctx.shadow_of(expr.args[i], stmt.loc, e) for i in program.array_args]
     bars = e.call(program.rev, [e.var(TAPE)] + list(expr.args) + shadows +
                   [e.var(bar(stmt.target.name))], hint="bars")
     for i in mask:
@@ -120,21 +121,33 @@ def rev_derived_call(ctx, stmt, e, dispatcher):
 
 
 def rev_getitem(ctx, stmt, e):
-    """fwd: ``y = a[i]`` / rev: ``a%shadow[i] += y%bar``."""
+    """fwd: ``y = a[i]`` / rev: ``a%shadow[i] += y%bar``; a view ``v = a[i]`` needs nothing
+    (its shadow is ``a%shadow[i]``, rebuilt where it is used)."""
     expr = stmt.value
     if not ctx.active_array(expr.value):
         return rev_container_item(ctx, stmt, e)
+    if ctx.active_array(stmt.target):
+        ctx.view_of(stmt.target.name, stmt.loc)  # refuses copies (fancy indexing)
+        return
     if not ctx.active_float(stmt.target):
-        raise ctx.unsupported("slicing or indexing an array to a sub-array", stmt.loc)
-    shadow = e.var(ctx.shadow_of(expr.value, stmt.loc))
-    index = expr.index if expr.op == "getitem" else e.const(expr.index, hint="idx")
+        raise ctx.unsupported(f"indexing an array to {ctx.typeof(stmt.target.name)}",
+                              stmt.loc)
+    shadow = ctx.shadow_of(expr.value, stmt.loc, e)
+    index = expr.index if expr.op == "getitem" else expr.index_var
+    if index is None:
+        index = e.const(expr.index, hint="idx")
     increment_item(ctx, e, shadow, index, stmt.target)
 
 
-def increment_item(ctx, e, shadow, index, target):
-    """``shadow[index] += target%bar``, then reset ``target%bar``."""
-    old = e.getitem(shadow, index)
-    e.setitem(shadow, index, e.add(old, e.var(bar(target.name))))
+def increment_item(ctx, e, shadow, index, target, guarded=False):
+    """``shadow[index] += target%bar``, then reset ``target%bar``. ``guarded`` skips a zero
+    adjoint: an exhausted iterator's index is one past the end."""
+    g = e.var(bar(target.name))
+    if guarded:
+        e.call(add_nonzero_at, [shadow, index, g], hint="void")
+    else:
+        old = e.getitem(shadow, index)
+        e.setitem(shadow, index, e.add(old, g))
     ctx.reset(e, target.name)
 
 
@@ -146,24 +159,16 @@ def rev_container_item(ctx, stmt, e):
 
 
 def rev_pair_first(ctx, stmt, e):
-    """fwd: ``y = next(iter(a))`` (counter ``it%idx``) / rev: ``a%shadow[it%idx] += y%bar``."""
-    if not ctx.active_float(stmt.target):
+    """fwd: ``y = next(iter(a))`` (counter ``it%idx``) / rev: ``a%shadow[it%idx] += y%bar``;
+    a row of a 2-D array is a view: nothing (its shadow is rebuilt where it is used)."""
+    if not (ctx.active_float(stmt.target) or ctx.active_array(stmt.target)):
         return
-    pair = ctx.definition(stmt.value.value.name)
-    if not (isinstance(pair, ir.Expr) and pair.op == "iternext"):
-        raise ctx.unsupported("iteration over this kind of object", stmt.loc)
-    iter_var = pair.value
-    source = ctx.definition(iter_var.name)
-    while isinstance(source, ir.Var):
-        iter_var, source = source, ctx.definition(source.name)
-    if not (isinstance(source, ir.Expr) and source.op == "getiter"
-            and ctx.active_array(source.value) and ctx.typeof(source.value.name).ndim == 1):
-        raise ctx.unsupported("iteration over this kind of object", stmt.loc,
-                              f"iterator defined by {source}")
-    ctx.array_iterators.add(iter_var.name)
-    ctx.synthetic_types[counter(iter_var.name)] = types.intp
-    shadow = e.var(ctx.shadow_of(source.value, stmt.loc))
-    increment_item(ctx, e, shadow, e.var(counter(iter_var.name)), stmt.target)
+    array, iter_var = ctx.iterated_array(stmt.value, stmt.loc)
+    if ctx.active_array(stmt.target):
+        return
+    idx = e.var(ctx.iteration_counter(iter_var))
+    shadow = ctx.shadow_of(array, stmt.loc, e)
+    increment_item(ctx, e, shadow, idx, stmt.target, guarded=True)
 
 
 def rev_nothing(ctx, stmt, e):

@@ -67,8 +67,14 @@ class ReverseProgram:
         return ctx, rev
 
     def _check(self, argtypes, extra):
-        got = tuple(types.unliteral(t) for t in argtypes[1:1 + len(self.argtypes)])
-        if got != self.argtypes or len(argtypes) != 1 + len(self.argtypes) + extra:
+        """The dispatcher is asked for the types of the call site. They must be the
+        program's, except that an array may differ in layout: a view rebuilt in a reverse
+        pass (``a[i]`` of a C array) can be 'C' where the primal typed it 'A'. The IR is
+        layout-agnostic, so one analysis serves both."""
+        got = tuple(_any_layout(types.unliteral(t))
+                    for t in argtypes[1:1 + len(self.argtypes)])
+        want = tuple(_any_layout(t) for t in self.argtypes)
+        if got != want or len(argtypes) != 1 + len(self.argtypes) + extra:
             raise AdjitError(f"internal: {self.py_func.__qualname__} derivative compiled "
                              f"for {argtypes}, built for {self.argtypes}")
 
@@ -94,6 +100,10 @@ class ReverseProgram:
             format_blocks(build_forward(ctx, rev), "forward pass"),
             format_blocks(rev.blocks, "reverse pass"),
         ])
+
+
+def _any_layout(typ):
+    return typ.copy(layout="A") if isinstance(typ, types.Array) else typ
 
 
 def derive(func, argtypes, active_args):

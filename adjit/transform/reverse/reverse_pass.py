@@ -18,7 +18,7 @@ from numba.core import ir, types
 from ...errors import UnsupportedError
 from ...ir.builder import Emitter, clone_value
 from ..analysis import is_float, is_float_array, is_scalar, operands
-from .context import TAPE, YBAR, bar, shadow_arg
+from .context import TAPE, YBAR, bar, is_basic_index, shadow_arg
 from .handlers import emit_reverse
 from ...runtime import pop_record
 
@@ -96,16 +96,22 @@ class ReversePass:
             if name in done:
                 return
             done.add(name)
-            defs = ctx.defs.get(name, ())
-            value = defs[0][1].value if len(defs) == 1 else None
-            cheap = isinstance(value, _CHEAP) or (
-                isinstance(value, ir.Expr) and value.op in _CHEAP_OPS)
-            if cheap and not isinstance(value, ir.Arg):
+            value = ctx.definition(name)
+            typ = types.unliteral(ctx.typeof(name))
+            if isinstance(value, ir.Expr) and value.op == "pair_first" and isinstance(
+                    typ, types.Array):  # a row of a 2-D iteration: X[counter]
+                view = ctx.view_of(name, loc)
+                if view is not None:
+                    need(view[0].name, loc)
+                    need(view[1].name, loc)
+                    value = ir.Expr.getitem(view[0], view[1], loc)
+                    remat.append(ir.Assign(value, ir.Var(self.scope, name, loc), loc))
+                    return
+            if self.recomputable(value):
                 for op in operands(value):
                     need(op.name, loc)
                 remat.append(ir.Assign(clone_value(value), ir.Var(self.scope, name, loc), loc))
                 return
-            typ = types.unliteral(ctx.typeof(name))
             if not is_scalar(typ):
                 raise UnsupportedError(f"keeping a value of type {typ} ('{name}') for the "
                                        "reverse pass", ctx.fn.name, loc)
@@ -114,6 +120,24 @@ class ReversePass:
         for name in wanted:
             need(name, ctx.blocks[label].loc)
         return saved, remat
+
+    def recomputable(self, value):
+        """Whether a value is cheaper to recompute than to save: constants, globals, copies,
+        tuples, attributes, slices, and views of arrays (which are never written)."""
+        ctx = self.ctx
+        if isinstance(value, _CHEAP):
+            return True
+        if not isinstance(value, ir.Expr):
+            return False
+        if value.op in _CHEAP_OPS:
+            return True
+        if value.op == "call":
+            return ctx.callee_object(value.func) is slice
+        if value.op == "getitem":
+            sig = ctx.fn.calltypes.get(value)
+            return (sig is not None and isinstance(sig.return_type, types.Array)
+                    and is_basic_index(sig.args[1]))
+        return False
 
     def goto_predecessor(self, e, label):
         """End rev(B): jump to the edge block of the predecessor that was actually taken."""

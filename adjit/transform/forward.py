@@ -33,8 +33,18 @@ def dot(name):
     return f"{name}%dot"
 
 
-def tangent_arg(name):
-    return f"{name}_adjit_dot"
+def tangent_arg_names(arg_names, active_args):
+    """Parameter names of the tangent arguments, unique even when the function already
+    has parameters called ``x_adjit_dot`` (a JVP program transformed again)."""
+    taken = set(arg_names)
+    out = {}
+    for i in sorted(active_args):
+        name = f"{arg_names[i]}_adjit_dot"
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        out[i] = name
+    return out
 
 
 def differentiable_items(typ):
@@ -73,6 +83,7 @@ class ForwardContext:
         self.active_args = frozenset(active_args)
         self.generated = is_generated(fn.py_func) or fn.extra.get("generated", False)
         self.act = all_active(fn) if self.generated else activity(fn, self.active_args)
+        self.tangent_args = tangent_arg_names(fn.arg_names, self.active_args)
 
     def typeof(self, name):
         return types.unliteral(self.fn.typeof(name))
@@ -124,9 +135,8 @@ def build_jvp_blocks(ctx, arg_names):
         e = Emitter(block, primal.scope, primal.loc)
         if label == min(ctx.blocks):
             for i in sorted(ctx.active_args):
-                name = ctx.fn.arg_names[i]
-                e.assign(ir.Arg(tangent_arg(name), tangent_index, primal.loc),
-                         target=tangent_arg(name))
+                name = ctx.tangent_args[i]
+                e.assign(ir.Arg(name, tangent_index, primal.loc), target=name)
                 tangent_index += 1
         for stmt in primal.body[:-1]:
             if is_phi(stmt):
@@ -173,8 +183,8 @@ class JVPProgram:
         self.argtypes = tuple(argtypes)
         self.active_args = tuple(sorted(active_args))
         self.arg_names = tuple(inspect.signature(self.py_func).parameters)
-        names = list(self.arg_names) + [tangent_arg(self.arg_names[i])
-                                        for i in self.active_args]
+        tangents = tangent_arg_names(self.arg_names, self.active_args)
+        names = list(self.arg_names) + [tangents[i] for i in self.active_args]
         self.dispatcher = generated_dispatcher(f"{self.py_func.__name__}_jvp", names,
                                                self._build, internal=True)
         self._typed = None

@@ -70,7 +70,7 @@ def fwd_arg(ctx, stmt, e):
     """fwd: ``x = arg(i)``: ``x%dot`` is the tangent argument of x (0 if inactive)."""
     e.stmt(clone_stmt(stmt))
     if stmt.value.index in ctx.active_args and ctx.active(stmt.target):
-        e.assign(e.var(f"{stmt.value.name}_adjit_dot"), target=_dot(stmt.target.name))
+        e.assign(e.var(ctx.tangent_args[stmt.value.index]), target=_dot(stmt.target.name))
 
 
 def fwd_constant(ctx, stmt, e):
@@ -176,10 +176,20 @@ def fwd_derived_call(ctx, stmt, e, dispatcher):
     expr = stmt.value
     sig = ctx.fn.calltypes[expr]
     argtypes = tuple(types.unliteral(t) for t in sig.args)
-    if is_generated(dispatcher):
+    call_args = list(expr.args)
+    if _takes_star_args(dispatcher):
+        # the callee's IR takes one tuple: pack the arguments (and their tangents) into it
+        argtypes = (types.StarArgTuple.from_types([ctx.typeof(a.name) for a in expr.args]),)
+        call_args = [e.tuple(expr.args, hint="packed")]
+        if any(ctx.active(a) for a in expr.args):
+            ctx.act.carriers.add(call_args[0].name)
+            e.assign(e.tuple([ctx.tangent(e, a) for a in expr.args
+                              if has_tangent(ctx.typeof(a.name))], hint="packed_dot"),
+                     target=_dot(call_args[0].name))
+    if is_generated(dispatcher) and len(call_args) == len(expr.args):
         mask = tuple(i for i, t in enumerate(argtypes) if has_tangent(t))
     else:
-        mask = tuple(i for i, a in enumerate(expr.args) if ctx.active(a))
+        mask = tuple(i for i, a in enumerate(call_args) if ctx.active(a))
     if not mask:
         e.stmt(clone_stmt(stmt))
         if ctx.active(stmt.target):
@@ -187,11 +197,17 @@ def fwd_derived_call(ctx, stmt, e, dispatcher):
                      target=_dot(stmt.target.name))
         return
     program = derive_jvp(dispatcher, argtypes, mask)
-    tangents = [ctx.tangent(e, expr.args[i]) for i in mask]
-    dual = e.call(program.dispatcher, list(expr.args) + tangents, hint="dual")
+    tangents = [ctx.tangent(e, call_args[i]) for i in mask]
+    dual = e.call(program.dispatcher, call_args + tangents, hint="dual")
     e.item(dual, 0, target=stmt.target.name)
     if ctx.active(stmt.target):
         e.item(dual, 1, target=_dot(stmt.target.name))
+
+
+def _takes_star_args(dispatcher):
+    import inspect
+    params = inspect.signature(dispatcher.py_func).parameters.values()
+    return any(p.kind is p.VAR_POSITIONAL for p in params)
 
 
 def fwd_tape_push(ctx, stmt, e):

@@ -1,0 +1,96 @@
+"""Hessians by forward-over-reverse, nested forward mode, and forward-mode API errors."""
+import math
+
+import numba
+import numpy as np
+import pytest
+from scipy.optimize import rosen_hess, rosen_hess_prod
+
+import adjit
+
+
+def rosenbrock(x):
+    s = 0.0
+    for i in range(x.shape[0] - 1):
+        s += 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1.0 - x[i]) ** 2
+    return s
+
+
+def cube(x):
+    return x * x * x
+
+
+@numba.njit
+def add(x, y):
+    return x + y
+
+
+jvp_add = adjit.jvp(add)
+
+
+@numba.njit
+def x_times_inner_derivative(x):
+    # D(y -> x + y)(1): the inner derivative is 1 whatever x is
+    _, inner = jvp_add(x, 1.0, 0.0, 1.0)
+    return x * inner
+
+
+def test_rosenbrock_hvp_matches_scipy_n1000():
+    rng = np.random.default_rng(1)
+    x, v = rng.standard_normal(1000), rng.standard_normal(1000)
+    hv = adjit.hvp(rosenbrock)(x, v)
+    expected = rosen_hess_prod(x, v)
+    assert np.max(np.abs(hv - expected)) <= 1e-10 * max(1.0, np.max(np.abs(expected)))
+
+
+def test_rosenbrock_hessian_matches_scipy_n8():
+    x = np.linspace(-1.2, 1.3, 8)
+    H = adjit.hessian(rosenbrock)(x)
+    assert H.shape == (8, 8)
+    np.testing.assert_allclose(H, rosen_hess(x), rtol=1e-12, atol=1e-10)
+
+
+def test_jvp_of_grad_returns_gradient_and_hvp():
+    g, hv = adjit.jvp(adjit.grad(cube))(1.5, 2.0)
+    assert g == pytest.approx(3 * 1.5 ** 2) and hv == pytest.approx(6 * 1.5 * 2.0)
+    assert adjit.hessian(cube)(1.5) == pytest.approx(9.0)
+
+
+def test_jvp_of_vjp():
+    (y, (xbar,)), (ydot, (xbar_dot,)) = adjit.jvp(adjit.vjp(cube))(1.5, 2.0, 1.0, 0.5)
+    # d/dt [x^3, ybar * 3x^2] along (dx=1, dybar=0.5)
+    assert y == pytest.approx(1.5 ** 3) and ydot == pytest.approx(3 * 1.5 ** 2)
+    assert xbar == pytest.approx(2.0 * 3 * 1.5 ** 2)
+    assert xbar_dot == pytest.approx(2.0 * 6 * 1.5 + 0.5 * 3 * 1.5 ** 2)
+
+
+def test_nested_jvp_gives_second_derivative():
+    def sin_sq(x):
+        return math.sin(x) ** 2
+
+    inner = adjit.jvp(sin_sq)
+
+    def first(x):
+        return inner(x, 1.0)[1]
+
+    (_, second) = adjit.jvp(numba.njit(first))(0.7, 1.0)
+    assert second == pytest.approx(2 * math.cos(2 * 0.7))
+
+
+def test_no_perturbation_confusion():
+    # D(x -> x * D(y -> x + y)(1))(1) = 1 (a confused implementation gives 2)
+    value, derivative = adjit.jvp(x_times_inner_derivative)(1.0, 1.0)
+    assert value == 1.0 and derivative == 1.0
+
+
+def test_jvp_arrays_and_errors():
+    x = np.linspace(0.1, 1.0, 5)
+    v = np.ones(5)
+    y, t = adjit.jvp(rosenbrock)(x, v)
+    assert t == pytest.approx(float(np.sum(adjit.grad(rosenbrock)(x))))
+    with pytest.raises(adjit.ArgumentError, match="shape of 'x'"):
+        adjit.jvp(rosenbrock)(x, np.ones(4))
+    with pytest.raises(Exception, match="expected 1 tangents, got 0"):
+        adjit.jvp(rosenbrock)(x)
+    with pytest.raises(Exception, match="tangent of 'x' must match"):
+        adjit.jvp(rosenbrock)(x, 1.0)

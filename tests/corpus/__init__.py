@@ -22,6 +22,7 @@ MODULES = (
     "calls",
     "array_reads",
     "array_writes",
+    "tuples",
     "int_args",
     "math_funcs",
     "min_max_abs",

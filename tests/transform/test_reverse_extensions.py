@@ -94,3 +94,109 @@ def test_copies_and_merged_views_are_refused(f, args):
 def test_fancy_index_error_names_the_indexing_line():
     with pytest.raises(adjit.UnsupportedError, match="y = x\\[idx\\]"):
         adjit.grad(fancy_index)(X5, np.array([1, 2]))
+
+
+# -- tuples of floats ---------------------------------------------------------------------
+
+@numba.njit
+def _sincos(x):
+    return math.sin(x), math.cos(x)
+
+
+@numba.njit
+def _halves32(x):
+    return x * np.float32(0.5), np.int64(3), x * x
+
+
+def unpack_sincos(x):
+    s, c = _sincos(x)
+    return s * c + s
+
+
+def test_call_returning_tuple_closed_form():
+    x = 0.6
+    expected = math.cos(2 * x) + math.cos(x)
+    assert adjit.grad(unpack_sincos)(x) == pytest.approx(expected, rel=1e-14)
+
+
+def float32_items(x):
+    a, n, b = _halves32(x)
+    return a * b + a * np.float32(n)
+
+
+def test_float32_tuple_items_stay_float32():
+    x = np.float32(0.75)
+    g = adjit.grad(float32_items)(x)
+    expected = 1.5 * x * x + 1.5          # d/dx (0.5 x^3 + 1.5 x)
+    assert g == pytest.approx(expected, rel=1e-6)
+
+
+def two_outputs(x, y):
+    return x * y, math.sin(x) + y
+
+
+def test_vjp_of_tuple_output_takes_tuple_cotangent():
+    value, (xbar, ybar) = adjit.vjp(two_outputs)(0.5, 2.0, (1.0, 10.0))
+    assert value == pytest.approx((1.0, math.sin(0.5) + 2.0))
+    assert xbar == pytest.approx(2.0 + 10.0 * math.cos(0.5))
+    assert ybar == pytest.approx(0.5 + 10.0)
+
+
+@numba.njit
+def _tuple_arg_returns_tuple(t, c):
+    return t[1] * c, t[0] * t[1]
+
+
+def nested_tuple_calls(x, c):
+    t = (x, 2.0 * x)
+    for _ in range(3):
+        t = _tuple_arg_returns_tuple(t, c)
+    return t[0] + t[1]
+
+
+def test_tuple_arguments_and_results_of_calls():
+    check_grad(nested_tuple_calls, 0.4, 1.2, argnums=(0, 1))
+
+
+def tuple_variable_index(x):
+    t = (x, 2 * x)
+    s = 0.0
+    for i in range(2):
+        s += t[i]
+    return s
+
+
+def tuple_iteration(x):
+    s = 0.0
+    for v in (x, 2 * x):
+        s += v
+    return s
+
+
+@numba.njit
+def _first(t):
+    return t[0][0]
+
+
+def tuple_of_arrays_to_call(x):
+    return _first((x, x))
+
+
+def max_of_tuple(x, y):
+    return max((x, y))
+
+
+@pytest.mark.parametrize("f, args", [
+    (tuple_variable_index, (0.5,)),
+    (tuple_iteration, (0.5,)),
+    (tuple_of_arrays_to_call, (X5,)),
+    (max_of_tuple, (0.5, 0.7)),
+])
+def test_unsupported_tuple_uses_are_refused(f, args):
+    with pytest.raises(adjit.UnsupportedError):
+        adjit.grad(f)(*args)
+
+
+def test_hvp_through_tuple_call():
+    hv = adjit.hvp(unpack_sincos)(0.6, 1.0)
+    assert hv == pytest.approx(-2 * math.sin(1.2) - math.sin(0.6), rel=1e-12)

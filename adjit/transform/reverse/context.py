@@ -2,7 +2,9 @@
 
 Naming scheme in the generated IR (Numba names never contain '%'):
 - ``v%bar``      adjoint of the active float scalar ``v`` (rdata);
-- ``a%shadow``   shadow array of the active float array argument ``a`` (fdata);
+- ``t%bar%k``    adjoint of float item ``k`` of the active tuple ``t``;
+- ``a_adjit_shadow``  shadow array of the active float array argument ``a`` (fdata);
+                 a view of an active array has the same view of its parent's shadow;
 - ``it%idx``     position counter of an iterator over an active array (forward pass only,
                  saved like any other value for the reverse pass).
 """
@@ -10,7 +12,7 @@ import numpy as np
 from numba.core import ir, types
 
 from ...errors import UnsupportedError
-from ..analysis import CFG, activity, defining_stmts, is_float, is_float_array
+from ..analysis import CFG, activity, defining_stmts, is_float, is_float_array, is_scalar
 
 TAPE = "adjit_tape"
 YBAR = "adjit_ybar"
@@ -22,6 +24,14 @@ def bar(name):
 
 def shadow_arg(name):
     return f"{name}_adjit_shadow"
+
+
+def bar_item(name, k):
+    return f"{name}%bar%{k}"
+
+
+def zero_of(typ):
+    return np.float32(0.0) if typ == types.float32 else 0.0
 
 
 def counter(name):
@@ -64,8 +74,9 @@ class ReverseContext:
         return var.name in self.act.active
 
     def active_float(self, var):
-        return isinstance(var, ir.Var) and var.name in self.act.active and is_float(
-            self.typeof(var.name))
+        """Whether ``var`` (a Var or a name) is an active float scalar."""
+        name = var if isinstance(var, str) else getattr(var, "name", None)
+        return name in self.act.active and is_float(self.typeof(name))
 
     def active_array(self, var):
         return isinstance(var, ir.Var) and var.name in self.act.active and is_float_array(
@@ -104,7 +115,8 @@ class ReverseContext:
         value = self.definition(self.array_root(name))
         if not isinstance(value, ir.Expr):
             return None
-        if value.op in ("getitem", "static_getitem"):
+        if value.op in ("getitem", "static_getitem") and isinstance(
+                self.typeof(value.value.name), types.Array):
             index = value.index if value.op == "getitem" else value.index_var
             if index is None or not is_basic_index(self.index_type(value, index)):
                 raise self.unsupported("indexing an array with an array or mask",
@@ -164,23 +176,52 @@ class ReverseContext:
                                f"('{var.name}') that depends on a differentiated input", loc,
                                "only arguments and views of them get gradients so far")
 
+    # -- tuples of floats ---------------------------------------------------------------
+    def active_tuple(self, var):
+        """Whether ``var`` is a flat tuple of scalars holding active floats: such a tuple
+        gets one adjoint per float item (``t%bar%k``)."""
+        name = var if isinstance(var, str) else getattr(var, "name", None)
+        if name not in self.act.carriers:
+            return False
+        typ = self.typeof(name)
+        return (isinstance(typ, types.BaseTuple) and all(is_scalar(t) for t in typ.types)
+                and any(is_float(t) for t in typ.types))
+
+    def float_items(self, name):
+        """Positions of the float items of a tuple variable."""
+        return [k for k, t in enumerate(self.typeof(name).types) if is_float(t)]
+
+    def slots(self, name):
+        """The adjoint variables of an active value, as ``(name, float type)`` pairs: one
+        for a float, one per float item for a tuple, none otherwise."""
+        if self.active_float(name):
+            return [(bar(name), self.typeof(name))]
+        if self.active_tuple(name):
+            typ = self.typeof(name)
+            return [(bar_item(name, k), typ.types[k]) for k in self.float_items(name)]
+        return []
+
     # -- adjoint updates (rdata) -------------------------------------------------------
-    def accumulate(self, e, var, contrib):
-        """``var%bar += contrib``, cast back to var's precision (float32 stays float32)."""
-        if not self.active_float(var):
-            return
-        typ = self.typeof(var.name)
+    def accumulate(self, e, var, contrib, item=None):
+        """``var%bar += contrib`` (or ``var%bar%item`` for a tuple item), cast back to the
+        value's precision (float32 stays float32). Inactive targets take nothing."""
+        if item is None:
+            if not self.active_float(var):
+                return
+            slot, typ = bar(var.name), self.typeof(var.name)
+        else:
+            if not self.active_tuple(var) or not is_float(self.typeof(var.name).types[item]):
+                return
+            slot, typ = bar_item(var.name, item), self.typeof(var.name).types[item]
         if typ == types.float32:
             contrib = e.call(np.float32, [contrib], hint="f32")
-        e.add(e.var(bar(var.name)), contrib, target=bar(var.name))
+        e.add(e.var(slot), contrib, target=slot)
 
     def reset(self, e, name):
-        """``name%bar = 0``: an SSA name is revisited on the next loop iteration."""
-        e.assign(ir.Const(self.zero(name), e.loc), target=bar(name))
-
-    def zero(self, name):
-        typ = self.typeof(name)
-        return np.float32(0.0) if typ == types.float32 else 0.0
+        """Zero every adjoint of ``name``: an SSA name is revisited on the next loop
+        iteration."""
+        for slot, typ in self.slots(name):
+            e.assign(ir.Const(zero_of(typ), e.loc), target=slot)
 
     def callee_object(self, func_var):
         """The Python object a call's function variable refers to, or None."""

@@ -18,9 +18,9 @@ from numba.core import ir, types
 from ...errors import UnsupportedError
 from ...ir.builder import Emitter, clone_value
 from ..analysis import is_float, is_float_array, is_scalar, operands
-from .context import TAPE, YBAR, bar, is_basic_index, shadow_arg
+from .context import TAPE, YBAR, bar, bar_item, is_basic_index, shadow_arg, zero_of
 from .handlers import emit_reverse
-from ...runtime import pop_record
+from ...runtime import pop_record, record_words
 
 _CHEAP = (ir.Const, ir.Global, ir.FreeVar, ir.Var)
 _CHEAP_OPS = ("build_tuple", "getattr", "static_getitem", "cast")
@@ -96,23 +96,14 @@ class ReversePass:
             if name in done:
                 return
             done.add(name)
-            value = ctx.definition(name)
-            typ = types.unliteral(ctx.typeof(name))
-            if isinstance(value, ir.Expr) and value.op == "pair_first" and isinstance(
-                    typ, types.Array):  # a row of a 2-D iteration: X[counter]
-                view = ctx.view_of(name, loc)
-                if view is not None:
-                    need(view[0].name, loc)
-                    need(view[1].name, loc)
-                    value = ir.Expr.getitem(view[0], view[1], loc)
-                    remat.append(ir.Assign(value, ir.Var(self.scope, name, loc), loc))
-                    return
-            if self.recomputable(value):
-                for op in operands(value):
+            recipe = self.recipe(name, loc)
+            if recipe is not None:
+                for op in operands(recipe):
                     need(op.name, loc)
-                remat.append(ir.Assign(clone_value(value), ir.Var(self.scope, name, loc), loc))
+                remat.append(ir.Assign(clone_value(recipe), ir.Var(self.scope, name, loc), loc))
                 return
-            if not is_scalar(typ):
+            typ = types.unliteral(ctx.typeof(name))
+            if record_words(typ) is None:  # scalars and tuples of scalars can be saved
                 raise UnsupportedError(f"keeping a value of type {typ} ('{name}') for the "
                                        "reverse pass", ctx.fn.name, loc)
             saved.append(name)
@@ -120,6 +111,24 @@ class ReversePass:
         for name in wanted:
             need(name, ctx.blocks[label].loc)
         return saved, remat
+
+    def recipe(self, name, loc):
+        """The expression that recomputes ``name`` in a reverse block from arguments and
+        scalars it can pop, or None when ``name`` itself must be saved (so an item of a
+        tuple is saved rather than the tuple). A row of a 2-D iteration is ``X[counter]``."""
+        ctx = self.ctx
+        value = ctx.definition(name)
+        if (isinstance(value, ir.Expr) and value.op == "pair_first"
+                and isinstance(ctx.typeof(name), types.Array)):
+            view = ctx.view_of(name, loc)
+            value = ir.Expr.getitem(view[0], view[1], loc) if view is not None else None
+        elif not self.recomputable(value):
+            return None
+        if value is not None and all(
+                op.name in ctx.arg_vars.values() or is_scalar(types.unliteral(ctx.typeof(op.name)))
+                or self.recipe(op.name, loc) is not None for op in operands(value)):
+            return value
+        return None
 
     def recomputable(self, value):
         """Whether a value is cheaper to recompute than to save: constants, globals, copies,
@@ -165,22 +174,28 @@ class ReversePass:
 
     def edge(self, pred, label):
         """Label of the block taking the edge pred -> label backwards (phi adjoints)."""
-        phis = [s for s in self.ctx.blocks[label].body
+        ctx = self.ctx
+        phis = [s for s in ctx.blocks[label].body
                 if isinstance(s, ir.Assign) and isinstance(s.value, ir.Expr)
-                and s.value.op == "phi" and self.ctx.active_float(s.target)]
+                and s.value.op == "phi" and ctx.slots(s.target.name)]
         if not phis:
             return self.rev_label[pred]
         lab = self.new_label()
-        e = self.new_block(lab, self.ctx.blocks[label].loc)
+        e = self.new_block(lab, ctx.blocks[label].loc)
         temps = []
         for s in phis:  # phis are parallel: read them all before any update
             e.loc = s.loc
-            temps.append(e.assign(e.var(bar(s.target.name)), hint="phibar"))
-            self.ctx.reset(e, s.target.name)
-        for s, t in zip(phis, temps):
+            temps.append([e.assign(e.var(slot), hint="phibar")
+                          for slot, _ in ctx.slots(s.target.name)])
+            ctx.reset(e, s.target.name)
+        for s, ts in zip(phis, temps):
             for value, block in zip(s.value.incoming_values, s.value.incoming_blocks):
                 if block == pred and isinstance(value, ir.Var):
-                    self.ctx.accumulate(e, value, t)
+                    if ctx.active_tuple(s.target):
+                        for k, t in zip(ctx.float_items(s.target.name), ts):
+                            ctx.accumulate(e, value, t, item=k)
+                    else:
+                        ctx.accumulate(e, value, ts[0])
         e.jump(self.rev_label[pred])
         return lab
 
@@ -195,9 +210,8 @@ class ReversePass:
         for j, name in enumerate(shadow_names):
             e.assign(ir.Arg(name, len(arg_names) + 1 + j, e.loc), target=name)
         e.assign(ir.Arg(YBAR, len(arg_names) + 1 + len(shadow_names), e.loc), target=YBAR)
-        for name in sorted(ctx.act.active):
-            if is_float(ctx.typeof(name)):
-                ctx.reset(e, name)
+        for name in sorted(ctx.act.active | ctx.act.carriers):
+            ctx.reset(e, name)
         starts = []
         for label in self.cfg.returns:
             start = self.new_label()
@@ -205,6 +219,9 @@ class ReversePass:
             ret_var = ctx.blocks[label].terminator.value
             if ctx.active_float(ret_var):
                 s.assign(s.var(YBAR), target=bar(ret_var.name))
+            elif ctx.active_tuple(ret_var):  # ybar has one item per item of the result
+                for k in ctx.float_items(ret_var.name):
+                    s.item(s.var(YBAR), k, target=bar_item(ret_var.name, k))
             s.jump(self.rev_label[label])
             starts.append((label, start))
         if not starts:
@@ -228,6 +245,24 @@ class ReversePass:
                                     [value], hint="cot"))
             elif i in ctx.active_args and is_float_array(argtype):
                 items.append(e.var(shadow_arg(ctx.fn.arg_names[i])))
+            elif i in ctx.active_args and isinstance(argtype, types.BaseTuple):
+                items.append(self.tuple_cotangent(e, name, argtype))
             else:
                 items.append(e.const(0, hint="zero"))
         e.ret(e.tuple(items))
+
+    def tuple_cotangent(self, e, name, typ):
+        """The cotangent of a tuple argument: a tuple of item cotangents (0 for ints)."""
+        ctx = self.ctx
+        if not ctx.active_tuple(name) and name in ctx.act.carriers:
+            raise UnsupportedError(f"a tuple argument of type {typ}", ctx.fn.name, e.loc,
+                                   "only flat tuples of scalars get cotangents")
+        items = []
+        for k, t in enumerate(typ.types):
+            if is_float(t) and name in ctx.act.carriers:
+                items.append(e.var(bar_item(name, k)))
+            elif is_float(t):
+                items.append(e.const(zero_of(t), hint="zero"))
+            else:
+                items.append(e.const(0, hint="zero"))
+        return e.tuple(items, hint="cot")

@@ -1,14 +1,226 @@
-"""Rules for array primitives: reductions and products of float arrays to a float scalar.
+"""Rules for array primitives that reduce float arrays to a float scalar.
 
-Shadow-array updates are small numba-compiled functions called from the generated reverse
-code (LLVM inlines them), so each rule is Python, never generated source.
+``y = p(a, b, ...)`` has one *shadow update* per array argument: a numba-compiled function
+``update(g, ans, a, b, ..., shadow)`` that adds ``g * dy/da`` into that argument's shadow
+in place (``g`` is the adjoint of ``y``, ``ans`` its primal value). The generated reverse
+code calls it and LLVM inlines it. Two helpers make most rules one line:
+
+- ``defelementwise(prims, *partials)``: each element's derivative is a function of the
+  element(s) at the same position: ``partial(g, ans, n, a_i[, b_i])`` (``n`` is the size);
+- ``defarrayvjp(prims, updates, tangents)``: whole functions, for rules that need a pass
+  over the array (``prod`` without dividing by zero, the arg-max of ``max``).
+
+Each rule also carries forward-mode tangents ``dy_k(ans, *args, da_k) -> float``.
+
+Methods (``x.sum()``) are keyed by Numba's typing key ``(types.Array, "sum")``.
 """
+import dis
+import operator
+
 import numba
+import numpy as np
+from numba.core import types
+
+_ARRAY_RULES = {}
 
 
-@numba.njit(cache=False)
+class ArrayRule:
+    """Shadow updates of a primitive from float arrays to a float scalar."""
+
+    def __init__(self, name, updates, tangents, ndims, reads_ans):
+        self.name = name
+        self.updates = updates      # one numba function per argument (None: no derivative)
+        self.tangents = tangents    # forward mode: ``dy_k(ans, *args, da_k) -> float``
+        self.arity = len(updates)
+        self.ndims = ndims          # array ranks the updates handle
+        self.reads_ans = reads_ans  # whether ``ans`` must be kept for the reverse pass
+
+
+def _reads(func, name):
+    return any(ins.argval == name for ins in dis.get_instructions(func)
+               if ins.opname.startswith("LOAD_FAST") or ins.opname == "LOAD_DEREF")
+
+
+def _register(prims, rule):
+    for prim in prims:
+        _ARRAY_RULES[prim] = rule
+
+
+def lookup_array(prim):
+    """The ``ArrayRule`` of ``prim`` (a function or a method's typing key), or None."""
+    try:
+        return _ARRAY_RULES.get(prim)
+    except TypeError:  # unhashable callee
+        return None
+
+
+def _elementwise_update(partial, arity):
+    """``shadow[i] += partial(g, ans, n, a[i], ...)`` over every element, 1-D or 2-D."""
+    d = numba.njit(partial)
+    if arity == 1:
+        def update(g, ans, a, shadow):
+            n = a.size
+            if a.ndim == 1:
+                for i in range(a.shape[0]):
+                    shadow[i] += d(g, ans, n, a[i])
+            else:
+                for i in range(a.shape[0]):
+                    for j in range(a.shape[1]):
+                        shadow[i, j] += d(g, ans, n, a[i, j])
+    elif arity == 2:
+        def update(g, ans, a, b, shadow):
+            n = a.size
+            for i in range(a.shape[0]):
+                shadow[i] += d(g, ans, n, a[i], b[i])
+    else:
+        raise ValueError("elementwise array rules take one or two arrays")
+    return numba.njit(update)
+
+
+def _elementwise_tangent(partial, arity):
+    """``sum_i partial(1, ans, n, a[i], ...) * da[i]``: partials are linear in ``g``."""
+    d = numba.njit(partial)
+    if arity == 1:
+        def tangent(ans, a, da):
+            n = a.size
+            t = 0.0
+            if a.ndim == 1:
+                for i in range(a.shape[0]):
+                    t += d(1.0, ans, n, a[i]) * da[i]
+            else:
+                for i in range(a.shape[0]):
+                    for j in range(a.shape[1]):
+                        t += d(1.0, ans, n, a[i, j]) * da[i, j]
+            return t
+    else:
+        def tangent(ans, a, b, da):
+            n = a.size
+            t = 0.0
+            for i in range(a.shape[0]):
+                t += d(1.0, ans, n, a[i], b[i]) * da[i]
+            return t
+    return numba.njit(tangent)
+
+
+def defelementwise(prims, *partials, ndims=(1, 2)):
+    """Register a reduction whose derivative with respect to each element depends on that
+    element only: one ``partial(g, ans, n, a_i[, b_i])`` per argument, linear in ``g``."""
+    updates = tuple(_elementwise_update(p, len(partials)) for p in partials)
+    tangents = tuple(_elementwise_tangent(p, len(partials)) for p in partials)
+    name = getattr(prims[0], "__name__", str(prims[0]))
+    _register(prims, ArrayRule(name, updates, tangents, ndims,
+                               any(_reads(p, "ans") for p in partials)))
+
+
+def defarrayvjp(prims, updates, tangents, ndims=(1, 2)):
+    """Register a primitive by whole functions, one per argument: shadow updates
+    ``(g, ans, *args, shadow)`` and tangents ``(ans, *args, da) -> float``."""
+    name = getattr(prims[0], "__name__", str(prims[0]))
+    _register(prims, ArrayRule(name, tuple(numba.njit(u) for u in updates),
+                               tuple(numba.njit(t) for t in tangents), ndims,
+                               any(_reads(u, "ans") for u in updates)))
+
+
+@numba.njit
 def add_nonzero_at(shadow, index, g):
     """``shadow[index] += g`` unless ``g`` is zero: the reverse of an exhausted iterator's
     last ``next`` has a zero adjoint and an index one past the end."""
     if g != 0:
         shadow[index] += g
+
+
+def _add_flat(shadow, k, v):
+    """``shadow.flat[k] += v`` for a 1-D or 2-D (possibly strided) shadow."""
+    if shadow.ndim == 1:
+        shadow[k] += v
+    else:
+        shadow[k // shadow.shape[1], k % shadow.shape[1]] += v
+
+
+_add_flat_jit = numba.njit(_add_flat)
+
+
+def _flat_copy(a):
+    """The elements of a 1-D or 2-D array in C order, as a new 1-D float64 array."""
+    out = np.empty(a.size)
+    if a.ndim == 1:
+        for i in range(a.shape[0]):
+            out[i] = a[i]
+    else:
+        m = a.shape[1]
+        for i in range(a.shape[0]):
+            for j in range(m):
+                out[i * m + j] = a[i, j]
+    return out
+
+
+_flat_copy_jit = numba.njit(_flat_copy)
+
+
+def _others_products(a):
+    """``out[k]`` = product of every element of ``a`` but the k-th (C order), by prefix
+    and suffix products: exact with zeros, where dividing ``prod(a) / a_k`` is not."""
+    flat = _flat_copy_jit(a)
+    n = flat.size
+    out = np.empty(n)
+    suffix = 1.0
+    for k in range(n - 1, -1, -1):
+        out[k] = suffix
+        suffix *= flat[k]
+    prefix = 1.0
+    for k in range(n):
+        out[k] *= prefix
+        prefix *= flat[k]
+    return out
+
+
+_others_products_jit = numba.njit(_others_products)
+
+
+def prod_update(g, ans, a, shadow):
+    others = _others_products_jit(a)
+    for k in range(others.size):
+        _add_flat_jit(shadow, k, g * others[k])
+
+
+def prod_tangent(ans, a, da):
+    others = _others_products_jit(a)
+    flat_da = _flat_copy_jit(da)
+    t = 0.0
+    for k in range(others.size):
+        t += others[k] * flat_da[k]
+    return t
+
+
+def argmax_update(g, ans, a, shadow):
+    """The whole adjoint goes to the first maximal element (NumPy's ``argmax``)."""
+    _add_flat_jit(shadow, np.argmax(a), g)
+
+
+def argmin_update(g, ans, a, shadow):
+    """The whole adjoint goes to the first minimal element (NumPy's ``argmin``)."""
+    _add_flat_jit(shadow, np.argmin(a), g)
+
+
+def argmax_tangent(ans, a, da):
+    return _flat_copy_jit(da)[np.argmax(a)]
+
+
+def argmin_tangent(ans, a, da):
+    return _flat_copy_jit(da)[np.argmin(a)]
+
+
+def _method(name):
+    return (types.Array, name)
+
+
+defelementwise((np.sum, sum, _method("sum")), lambda g, ans, n, a: g)
+defelementwise((np.mean, _method("mean")), lambda g, ans, n, a: g / n)
+# the gradient of the norm at 0 is taken as 0 (a subgradient)
+defelementwise((np.linalg.norm,), lambda g, ans, n, a: g * a / ans if ans != 0.0 else 0.0,
+               ndims=(1,))
+defelementwise((np.dot, np.vdot, operator.matmul),
+               lambda g, ans, n, a, b: g * b, lambda g, ans, n, a, b: g * a, ndims=(1,))
+defarrayvjp((np.prod, _method("prod")), [prod_update], [prod_tangent])
+defarrayvjp((np.max, np.amax, _method("max")), [argmax_update], [argmax_tangent])
+defarrayvjp((np.min, np.amin, _method("min")), [argmin_update], [argmin_tangent])

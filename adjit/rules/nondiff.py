@@ -17,7 +17,7 @@ nondiff(
     # integer-valued results
     int, len, range, round, math.floor, math.ceil, math.trunc, math.isnan, math.isinf,
     math.isfinite, np.floor, np.ceil, np.trunc, np.rint, np.round, np.sign,
-    np.isnan, np.isinf, np.isfinite, np.int64, np.int32, np.intp,
+    np.isnan, np.isinf, np.isfinite, np.int64, np.int32, np.intp, np.argmax, np.argmin,
     # bitwise operators (integers and bools only)
     operator.and_, operator.or_, operator.xor, operator.invert, operator.lshift,
     operator.rshift,

@@ -223,6 +223,21 @@ class ReverseContext:
         for slot, typ in self.slots(name):
             e.assign(ir.Const(zero_of(typ), e.loc), target=slot)
 
+    def callee_key(self, func_var):
+        """``(rule key, receiver var)`` of a call: the called Python object, or for a method
+        such as ``x.sum()`` Numba's typing key ``(types.Array, 'sum')`` and ``x``."""
+        typ = self.typeof(func_var.name)
+        if isinstance(typ, types.BoundFunction):
+            value = self.definition(func_var.name)
+            if isinstance(value, ir.Expr) and value.op == "getattr":
+                return typ.typing_key, value.value
+            return None, None
+        return self.callee_object(func_var), None
+
+    def zero_like(self, name):
+        """A zero of the precision of float variable ``name``."""
+        return zero_of(self.typeof(name))
+
     def callee_object(self, func_var):
         """The Python object a call's function variable refers to, or None."""
         value = self.definition(func_var.name)

@@ -12,7 +12,7 @@ import operator
 from numba.core import ir, types
 
 from ...rules import NONDIFF, lookup
-from ...rules.arrays import add_nonzero_at
+from ...rules.arrays import add_nonzero_at, lookup_array
 from ...rules.core import MINUS_ONE, ONE, ZERO, ArgPartial, FuncPartial
 from ..analysis import is_differentiable, is_float
 from .context import TAPE, bar, bar_item
@@ -62,8 +62,10 @@ def apply_rule(ctx, stmt, e, rule, prim_name, args):
 
 
 def rev_binop(ctx, stmt, e):
-    """fwd: unchanged / rev: the operator's rule (``operator.mul`` etc.)."""
+    """fwd: unchanged / rev: the operator's rule (``operator.mul``, ``@`` on arrays etc.)."""
     expr = stmt.value
+    if ctx.active_array(expr.lhs) or ctx.active_array(expr.rhs):
+        return apply_array_rule(ctx, stmt, e, expr.fn, [expr.lhs, expr.rhs])
     apply_rule(ctx, stmt, e, lookup(expr.fn), getattr(expr.fn, "__name__", expr.fn),
                [expr.lhs, expr.rhs])
 
@@ -115,13 +117,46 @@ def rev_call(ctx, stmt, e):
     expr = stmt.value
     if expr.kws or expr.vararg or expr.varkwarg:
         raise ctx.unsupported("a call with keyword or star arguments", stmt.loc)
-    callee = ctx.callee_object(expr.func)
     ftype = ctx.typeof(expr.func.name)
     if isinstance(ftype, types.Dispatcher):
         return rev_derived_call(ctx, stmt, e, ftype.dispatcher)
-    name = getattr(callee, "__name__", None) or str(ftype)
-    apply_rule(ctx, stmt, e, lookup(callee) if callee is not None else None, name,
-               list(expr.args))
+    callee, receiver = ctx.callee_key(expr.func)
+    args = ([receiver] if receiver is not None else []) + list(expr.args)
+    if lookup(callee) is not NONDIFF and any(ctx.active_array(a) for a in args):
+        return apply_array_rule(ctx, stmt, e, callee, args)
+    apply_rule(ctx, stmt, e, lookup(callee) if callee is not None else None,
+               prim_name(callee) if callee is not None else str(ftype), args)
+
+
+def prim_name(prim):
+    """A readable name of a rule key: a function's name, or ``Array.sum`` for a method."""
+    if isinstance(prim, tuple) and len(prim) == 2 and isinstance(prim[1], str):
+        return f"{getattr(prim[0], '__name__', prim[0])}.{prim[1]}"
+    return getattr(prim, "__name__", None) or str(prim)
+
+
+def apply_array_rule(ctx, stmt, e, prim, args):
+    """rev: ``update_k(g, y, *args, a_k%shadow)`` for every active array argument of a
+    primitive from float arrays to a float (``np.sum``, ``np.dot``, ``x @ y`` ...)."""
+    rule, target = lookup_array(prim), stmt.target
+    name = prim_name(prim)
+    if rule is None or len(args) != rule.arity or not ctx.active_float(target):
+        raise ctx.unsupported(f"'{name}' on arrays returning {ctx.typeof(target.name)}",
+                              stmt.loc, "array-valued operations, and reductions with an "
+                              "axis or other options, have no rule yet")
+    for a in args:
+        typ = ctx.typeof(a.name)
+        if (ctx.is_active(a) or a.name in ctx.act.carriers) and not (
+                isinstance(typ, types.Array) and typ.ndim in rule.ndims):
+            raise ctx.unsupported(f"'{name}' applied to {typ}", stmt.loc,
+                                  f"the rule handles float arrays of rank {rule.ndims}")
+    g = e.var(bar(target.name))
+    ans = target if rule.reads_ans else e.const(ctx.zero_like(target.name), hint="unused")
+    for k, a in enumerate(args):
+        if ctx.active_array(a) and rule.updates[k] is not None:
+            shadow = ctx.shadow_of(a, stmt.loc, e)
+            e.call(rule.updates[k], [g, ans] + list(args) + [shadow], hint="void")
+    ctx.reset(e, target.name)
 
 
 def rev_derived_call(ctx, stmt, e, dispatcher):

@@ -1,0 +1,31 @@
+"""The rule-author API: everything needed to teach adjit about a function, in one place.
+
+Escalation order, from least to most work:
+
+1. **Let adjit derive the rule.** Do nothing: a ``@numba.njit`` function called from
+   differentiated code gets a derived rule (its own forward/reverse programs), built once per
+   signature and shared by every call site.
+2. **Mark it non-differentiable** with ``nondiff(f)``: its result carries no derivative
+   (think ``np.sign``, a random draw, an integer-valued helper).
+3. **Write a one-line rule** with ``defderiv(f, *partials)``: one partial derivative per
+   positional argument, each a small function of the primal arguments (optionally led by
+   ``ans``, the primal result), or ``ONE`` / ``MINUS_ONE`` / ``ZERO`` / ``arg(k)``::
+
+       defderiv(my_softplus, lambda x: 1.0 / (1.0 + math.exp(-x)))
+       defderiv(my_hypot, lambda ans, x, y: x / ans, lambda ans, x, y: y / ans)
+
+   The same partials serve reverse mode (``a_k_bar += g * d_k``) and forward mode
+   (``dy = sum_k d_k * da_k``), so one line gives both. Partials are compiled with
+   ``numba.njit`` and inlined by LLVM; only the arguments a partial reads are saved on the
+   tape.
+4. **Write a full rule**: give the function a body adjit can differentiate, calling
+   primitives that have rules, and keep it ``@njit`` (step 1). A hand-written
+   forward/backward pair (``custom_vjp`` in JAX terms) is not supported yet.
+
+Check every rule with ``adjit.testing.check_grad`` and ``check_jvp`` on its own domain.
+Rules apply to plain scalar primitives: a call whose arguments or result are arrays still
+needs a derived rule or raises ``UnsupportedError``.
+"""
+from .rules.core import MINUS_ONE, ONE, ZERO, arg, defderiv, defderivs, lookup, nondiff
+
+__all__ = ["defderiv", "defderivs", "nondiff", "lookup", "ONE", "MINUS_ONE", "ZERO", "arg"]

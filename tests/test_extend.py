@@ -1,0 +1,75 @@
+"""The rule-author API (adjit.extend), step by step along its escalation order."""
+import math
+
+import numba
+import numpy as np
+import pytest
+
+import adjit
+from adjit.extend import ONE, defderiv, nondiff
+from adjit.testing import check_grad, check_jvp
+
+
+@numba.njit
+def derived_softplus(x):
+    return math.log1p(math.exp(x))
+
+
+@numba.njit
+def noisy_sign(x):
+    return 1.0 if x >= 0 else -1.0
+
+
+@numba.njit
+def ruled_softplus(x):
+    return math.log1p(math.exp(x))
+
+
+@numba.njit
+def ruled_shift(x, y):
+    return x + y + 0.0
+
+
+nondiff(noisy_sign)
+defderiv(ruled_softplus, lambda x: 1.0 / (1.0 + math.exp(-x)))
+defderiv(ruled_shift, ONE, lambda x, y: 2.0)  # deliberately "wrong": proves the rule is used
+
+
+def use_derived(x):
+    return derived_softplus(x) * 2.0
+
+
+def use_nondiff(x):
+    return noisy_sign(x) * x * x
+
+
+def use_ruled(x):
+    return ruled_softplus(x) * 3.0
+
+
+def use_shift(x, y):
+    return ruled_shift(x, y)
+
+
+def test_step1_derived_rule():
+    check_grad(use_derived, 0.3)
+    check_jvp(use_derived, 0.3)
+
+
+def test_step2_nondiff_contributes_nothing():
+    # d/dx [sign(x) * x^2] = 2 |x| where sign is constant
+    assert adjit.grad(use_nondiff)(-1.5) == pytest.approx(-3.0)
+    assert adjit.jvp(use_nondiff)(-1.5, 1.0)[1] == pytest.approx(-3.0)
+
+
+def test_step3_one_line_rule_in_both_modes():
+    check_grad(use_ruled, 0.3)
+    check_jvp(use_ruled, 0.3)
+    assert adjit.grad(use_shift, argnums=(0, 1))(1.0, 2.0) == (1.0, 2.0)
+    assert adjit.jvp(use_shift)(1.0, 2.0, 1.0, 1.0)[1] == 3.0
+
+
+def test_rule_is_used_for_hessians_too():
+    hv = adjit.hvp(use_ruled)(0.3, 1.0)
+    s = 1.0 / (1.0 + math.exp(-0.3))
+    assert hv == pytest.approx(3.0 * s * (1.0 - s))

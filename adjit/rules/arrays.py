@@ -23,12 +23,20 @@ from numba.core import types
 
 _ARRAY_RULES = {}
 
+#: Array constructors: their result gets a shadow, and no derivative flows to their inputs
+#: (a fill value of ``np.full`` that is differentiated is refused by the transform).
+ALLOCATIONS = frozenset({np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like,
+                         np.ones_like, np.full, np.full_like})
+
 
 class ArrayRule:
     """Shadow updates of a primitive from float arrays to a float scalar."""
 
-    def __init__(self, name, updates, tangents, ndims, reads_ans):
+    def __init__(self, name, updates, tangents, ndims, reads_ans, reads_args=None):
         self.name = name
+        # whether the updates read argument k's values (else only its shape: the reverse
+        # pass may then pass the shadow, which has the same shape, in its place)
+        self.reads_args = reads_args or (True,) * len(updates)
         self.updates = updates      # one numba function per argument (None: no derivative)
         self.tangents = tangents    # forward mode: ``dy_k(ans, *args, da_k) -> float``
         self.arity = len(updates)
@@ -108,8 +116,10 @@ def defelementwise(prims, *partials, ndims=(1, 2)):
     updates = tuple(_elementwise_update(p, len(partials)) for p in partials)
     tangents = tuple(_elementwise_tangent(p, len(partials)) for p in partials)
     name = getattr(prims[0], "__name__", str(prims[0]))
+    reads_args = tuple(any(_reads(p, p.__code__.co_varnames[3 + k]) for p in partials)
+                       for k in range(len(partials)))
     _register(prims, ArrayRule(name, updates, tangents, ndims,
-                               any(_reads(p, "ans") for p in partials)))
+                               any(_reads(p, "ans") for p in partials), reads_args))
 
 
 def defarrayvjp(prims, updates, tangents, ndims=(1, 2)):
@@ -127,6 +137,12 @@ def add_nonzero_at(shadow, index, g):
     last ``next`` has a zero adjoint and an index one past the end."""
     if g != 0:
         shadow[index] += g
+
+
+@numba.njit
+def add_into(shadow, g):
+    """``shadow += g``: seeds the shadow of an array the function returns."""
+    shadow += g
 
 
 def _add_flat(shadow, k, v):

@@ -1,4 +1,5 @@
-"""Writing into arrays allocated inside the function, then reading them back."""
+"""Writing into arrays (allocated inside the function, or arguments), then reading them
+back."""
 import math
 
 import numpy as np
@@ -64,4 +65,32 @@ CASES = [
     Case(overwrite_slot, (X6,)),
     Case(prefix_sum, (X6,)),
     Case(scalar_into_array, (0.7, 1.3), (0, 1)),
+]
+
+
+
+def local_matrix(a):
+    y = np.zeros((a.shape[0], a.shape[1]))
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            y[i, j] = math.sin(a[i, j]) * (i + j)
+    s = 0.0
+    for row in y:
+        s += row[0] * row[-1]
+    return s
+
+
+def scratch_argument(x, buf):
+    # buf is not differentiated; the reverse pass still needs its old contents
+    buf[0] = 1.0
+    a = buf[0] * x
+    buf[0] = 5.0
+    return a * buf[0]
+
+
+A23 = np.array([[0.5, -0.2, 1.1], [0.3, 0.9, -0.7]])
+
+CASES += [
+    Case(local_matrix, (A23,)),
+    Case(scratch_argument, (0.7, np.zeros(2))),
 ]

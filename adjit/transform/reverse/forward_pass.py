@@ -12,13 +12,16 @@ import operator
 
 from numba.core import ir
 
-from ...ir.builder import Emitter, clone_stmt
+from ...ir.builder import Emitter, clone_stmt, clone_value
 from ...runtime import tape_push
 from .context import TAPE, counter
 
 
 def fwd_statement(ctx, stmt, e):
-    """fwd: copy the statement, rewriting the few node kinds that need it."""
+    """fwd: copy the statement, rewriting the few node kinds that need it, with the
+    values the reverse pass asked for around it (``ctx.fwd_before`` / ``fwd_after``)."""
+    for name, value in ctx.fwd_before.get(id(stmt), ()):
+        e.assign(clone_value(value), target=name)
     new = clone_stmt(stmt)
     value = getattr(new, "value", None)
     if isinstance(value, ir.Arg):
@@ -28,6 +31,8 @@ def fwd_statement(ctx, stmt, e):
         value.func = e.glob(program.fwd, name=program.fwd.__name__)
         value.args = [e.var(TAPE)] + list(value.args)
     e.stmt(new)
+    for name, value in ctx.fwd_after.get(id(stmt), ()):
+        e.assign(clone_value(value), target=name)
     if isinstance(value, ir.Expr) and value.op == "getiter" and new.target.name in ctx.array_iterators:
         e.assign(e.const(-1), target=counter(new.target.name))
     elif isinstance(value, ir.Expr) and value.op == "iternext":

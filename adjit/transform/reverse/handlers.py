@@ -11,11 +11,13 @@ import operator
 
 from numba.core import ir, types
 
+from ...ir.builder import fresh_name
 from ...rules import NONDIFF, lookup
-from ...rules.arrays import add_nonzero_at, lookup_array
+from ...rules.arrays import ALLOCATIONS, add_nonzero_at, lookup_array
 from ...rules.core import MINUS_ONE, ONE, ZERO, ArgPartial, FuncPartial
 from ..analysis import is_differentiable, is_float
 from .context import TAPE, bar, bar_item
+from .shadows import is_element_index
 
 
 def emit_partial(e, partial, g, ans, args):
@@ -121,6 +123,8 @@ def rev_call(ctx, stmt, e):
     if isinstance(ftype, types.Dispatcher):
         return rev_derived_call(ctx, stmt, e, ftype.dispatcher)
     callee, receiver = ctx.callee_key(expr.func)
+    if callee in ALLOCATIONS:
+        return rev_allocation(ctx, stmt, e)
     args = ([receiver] if receiver is not None else []) + list(expr.args)
     if lookup(callee) is not NONDIFF and any(ctx.active_array(a) for a in args):
         return apply_array_rule(ctx, stmt, e, callee, args)
@@ -152,10 +156,15 @@ def apply_array_rule(ctx, stmt, e, prim, args):
                                   f"the rule handles float arrays of rank {rule.ndims}")
     g = e.var(bar(target.name))
     ans = target if rule.reads_ans else e.const(ctx.zero_like(target.name), hint="unused")
-    for k, a in enumerate(args):
-        if ctx.active_array(a) and rule.updates[k] is not None:
-            shadow = ctx.shadow_of(a, stmt.loc, e)
-            e.call(rule.updates[k], [g, ans] + list(args) + [shadow], hint="void")
+    shadows = {k: ctx.shadow_of(a, stmt.loc, e) for k, a in enumerate(args)
+               if ctx.active_array(a)}
+    # an argument whose values the rule never reads is passed as its shadow (same shape):
+    # arrays allocated in the function have no primal in the reverse pass
+    passed = [a if rule.reads_args[k] or k not in shadows else shadows[k]
+              for k, a in enumerate(args)]
+    for k, shadow in shadows.items():
+        if rule.updates[k] is not None:
+            e.call(rule.updates[k], [g, ans] + passed + [shadow], hint="void")
     ctx.reset(e, target.name)
 
 
@@ -170,13 +179,14 @@ def rev_derived_call(ctx, stmt, e, dispatcher):
         if a.name in ctx.act.carriers and not ctx.active_tuple(a):
             raise ctx.unsupported(f"passing a {ctx.typeof(a.name)} holding differentiated "
                                   "values to a call", stmt.loc)
-    if not (ctx.active_float(target) or ctx.active_tuple(target)):
-        if (is_differentiable(ctx.typeof(target.name)) or target.name in ctx.act.carriers
-                or any(ctx.is_active(a) and not is_float(ctx.typeof(a.name))
-                       for a in expr.args)):
+    result_active = ctx.active_float(target) or ctx.active_tuple(target)
+    if not result_active:
+        if is_differentiable(ctx.typeof(target.name)) or target.name in ctx.act.carriers:
             raise ctx.unsupported(f"call to '{dispatcher.py_func.__qualname__}' returning "
                                   f"{ctx.typeof(target.name)}", stmt.loc)
-        return  # a float-free result: the primal call is all there is
+        if not any(ctx.active_array(a) for a in expr.args):
+            return  # a float-free result: the primal call is all there is
+        # it may write into the arrays: its reverse transfers and undoes those writes
     sig = ctx.fn.calltypes[expr]
     argtypes = tuple(types.unliteral(t) for t in sig.args)
     mask = tuple(i for i, a in enumerate(expr.args) if ctx.is_active(a) or ctx.active_tuple(a))
@@ -184,7 +194,7 @@ def rev_derived_call(ctx, stmt, e, dispatcher):
     ctx.derived_calls[id(expr)] = program
     shadows = [ctx.shadow_of(expr.args[i], stmt.loc, e) for i in program.array_args]
     ybar = (e.var(bar(target.name)) if ctx.active_float(target)
-            else tuple_adjoint(ctx, e, target))
+            else tuple_adjoint(ctx, e, target) if result_active else e.const(0.0, hint="ybar"))
     bars = e.call(program.rev, [e.var(TAPE)] + list(expr.args) + shadows + [ybar],
                   hint="bars")
     for i in mask:
@@ -271,11 +281,38 @@ def rev_reject(ctx, stmt, e):
     raise ctx.unsupported(f"the IR construct '{kind}'", stmt.loc, str(stmt))
 
 
-def rev_array_write(ctx, stmt, e):
-    """Writes involving active values need the overwritten value saved: not yet."""
-    raise ctx.unsupported("writing into an array (a[i] = v)", stmt.loc,
-                          "array writes involving differentiated values are not "
-                          "supported yet")
+def rev_setitem(ctx, stmt, e):
+    """fwd: ``old = a[i]; a[i] = v`` (``old`` kept for arguments) / rev: ``v%bar +=
+    a%shadow[i]; a%shadow[i] = 0``, then ``a[i] = old`` so later reverse code reads the
+    values it read going forward."""
+    arr, value = stmt.target, stmt.value
+    index = stmt.index if isinstance(stmt, ir.SetItem) else stmt.index_var
+    if index is None or not is_element_index(ctx.typeof(index.name),
+                                             ctx.typeof(arr.name).ndim):
+        if ctx.is_active(arr) or ctx.is_active(value) or value.name in ctx.act.carriers:
+            raise ctx.unsupported("writing a slice or a selection of an array", stmt.loc,
+                                  "only element writes a[i] = v are differentiable")
+        return  # the reverse pass never reads this array (see Shadows.find_writes)
+    if ctx.is_active(arr):
+        shadow = ctx.shadow_of(arr, stmt.loc, e)
+        if ctx.active_float(value):
+            ctx.accumulate(e, value, e.getitem(shadow, index, hint="written"))
+        e.setitem(shadow, index, e.const(0.0, hint="zero"))
+    base = ctx.array_base(arr.name)
+    if base is not None and isinstance(ctx.definition(base), ir.Arg):
+        old = fresh_name("old")
+        ctx.synthetic_types[old] = ctx.typeof(arr.name).dtype
+        ctx.fwd_before[id(stmt)] = [(old, ir.Expr.getitem(arr, index, stmt.loc))]
+        e.setitem(arr, index, e.var(old))
+
+
+def rev_allocation(ctx, stmt, e):
+    """fwd: ``y = np.zeros(n)`` etc. / rev: nothing (``y%shadow`` is allocated up front;
+    a differentiated fill value is refused)."""
+    for a in stmt.value.args:
+        if ctx.is_active(a) and not ctx.active_array(a):
+            raise ctx.unsupported("filling a new array with a differentiated value",
+                                  stmt.loc)
 
 
 HANDLERS = {
@@ -298,8 +335,8 @@ HANDLERS = {
     "global": rev_nothing,
     "phi": rev_nothing,         # handled on the incoming edges
     "print": rev_nothing,
-    "setitem": rev_array_write,
-    "staticsetitem": rev_array_write,
+    "setitem": rev_setitem,
+    "staticsetitem": rev_setitem,
 }
 
 
@@ -318,8 +355,13 @@ def node_kind(stmt):
 
 
 def touches_active(ctx, stmt):
-    """Whether a statement reads or defines an active value (or an active container)."""
+    """Whether a statement reads or defines an active value (or an active container), or
+    writes into an argument array (which the reverse pass restores)."""
     act = ctx.act
+    if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
+        base = ctx.array_base(stmt.target.name)
+        if base is not None and isinstance(ctx.definition(base), ir.Arg):
+            return True
     return any(v.name in act.active or v.name in act.carriers for v in stmt.list_vars())
 
 

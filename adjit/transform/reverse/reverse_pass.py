@@ -18,8 +18,10 @@ from numba.core import ir, types
 from ...errors import UnsupportedError
 from ...ir.builder import Emitter, clone_value
 from ..analysis import is_float, is_float_array, is_scalar, operands
-from .context import TAPE, YBAR, bar, bar_item, is_basic_index, shadow_arg, zero_of
+from .context import (TAPE, YBAR, bar, bar_item, is_basic_index, local_shadow, shadow_arg,
+                      shape_of, zero_of)
 from .handlers import emit_reverse
+from ...rules.arrays import add_into
 from ...runtime import pop_record, record_words
 
 _CHEAP = (ir.Const, ir.Global, ir.FreeVar, ir.Var)
@@ -64,6 +66,9 @@ class ReversePass:
         primal = self.ctx.blocks[label]
         body = ir.Block(self.scope, primal.loc)
         e = Emitter(body, self.scope, primal.loc)
+        if label in self.cfg.returns:
+            self.allocate_local_shadows(e)
+            self.seed_array_result(e, primal.terminator.value)
         for stmt in reversed(primal.body[:-1]):
             e.loc = stmt.loc
             emit_reverse(self.ctx, stmt, e)
@@ -81,15 +86,31 @@ class ReversePass:
         head.block.body.extend(body.body)
         self.goto_predecessor(head, label)
 
+    def allocate_local_shadows(self, e):
+        """``y%shadow = np.zeros(y%shape)`` for arrays allocated in the function: the
+        reverse pass starts at a return block, which every such allocation dominates."""
+        for name in sorted(self.ctx.local_arrays):
+            dtype = getattr(np, str(self.ctx.typeof(name).dtype))
+            e.call(np.zeros, [e.var(shape_of(name)), e.glob(dtype)], target=local_shadow(name))
+
+    def seed_array_result(self, e, ret):
+        """A returned array takes its cotangent ``ybar`` into its shadow (the seeds of
+        float and tuple results are set in the entry block)."""
+        ctx = self.ctx
+        if ctx.active_array(ret):
+            e.call(add_into, [ctx.shadow_of(ret, e.loc, e), e.var(YBAR)], hint="void")
+        elif ret.name in ctx.act.carriers and not ctx.active_tuple(ret):
+            raise UnsupportedError(f"returning a {ctx.typeof(ret.name)} holding "
+                                   "differentiated values", ctx.fn.name, e.loc)
+
     def free_values(self, body, label):
         """Primal values the adjoint code reads: saved on the tape, or recomputed."""
         ctx = self.ctx
-        wanted = []
+        wanted = {}  # name -> location of the first reverse statement reading it
         for stmt in body.body:
             for var in stmt.list_vars():
                 if var.name in ctx.fn.typemap or var.name in ctx.synthetic_types:
-                    if var.name not in wanted:
-                        wanted.append(var.name)
+                    wanted.setdefault(var.name, stmt.loc)
         saved, remat, done = [], [], set(ctx.arg_vars.values())
 
         def need(name, loc):
@@ -108,8 +129,13 @@ class ReversePass:
                                        "reverse pass", ctx.fn.name, loc)
             saved.append(name)
 
-        for name in wanted:
-            need(name, ctx.blocks[label].loc)
+        for name, loc in wanted.items():
+            if isinstance(ctx.typeof(name), types.Array) and not ctx.readable(name, False):
+                raise UnsupportedError(
+                    f"reading the array '{name}' in the reverse pass", ctx.fn.name, loc,
+                    "it is allocated in the function or modified in place in a way the "
+                    "reverse pass cannot undo")
+            need(name, loc)
         return saved, remat
 
     def recipe(self, name, loc):
@@ -124,11 +150,22 @@ class ReversePass:
             value = ir.Expr.getitem(view[0], view[1], loc) if view is not None else None
         elif not self.recomputable(value):
             return None
-        if value is not None and all(
-                op.name in ctx.arg_vars.values() or is_scalar(types.unliteral(ctx.typeof(op.name)))
-                or self.recipe(op.name, loc) is not None for op in operands(value)):
-            return value
-        return None
+        if value is None:
+            return None
+        # element reads are recomputed at the head of the block: only from arrays no
+        # element write can have changed by then
+        reads_data = (getattr(value, "op", None) in ("getitem", "static_getitem")
+                      and not isinstance(ctx.typeof(name), types.Array))
+        for op in operands(value):
+            typ = types.unliteral(ctx.typeof(op.name))
+            if isinstance(typ, types.Array):
+                ok = ctx.readable(op.name, reads_data)
+            else:
+                ok = (op.name in ctx.arg_vars.values() or is_scalar(typ)
+                      or self.recipe(op.name, loc) is not None)
+            if not ok:
+                return None
+        return value
 
     def recomputable(self, value):
         """Whether a value is cheaper to recompute than to save: constants, globals, copies,

@@ -1,0 +1,290 @@
+"""Shadow arrays (fdata) of the reverse pass, and which primal arrays it may read.
+
+Every active array has a shadow of its shape that the reverse pass increments in place:
+- an argument's shadow is an argument of the reverse function (``x_adjit_shadow``);
+- a view's shadow (``X[i]``, ``x[a:b]``, a row of ``for row in X``) is the same view of
+  its parent's shadow, rebuilt from the saved index where it is needed;
+- an array allocated in the function (``np.zeros``, ``np.empty_like`` ...) gets a zeroed
+  shadow ``y%shadow`` allocated at the start of the reverse pass, from its shape saved by
+  the forward pass (``y%shape``). Its primal values never reach the reverse pass: reads of
+  it are saved as scalars.
+
+The reverse pass runs after the primal has finished, so it may read a primal array only
+when that array holds what it held at the matching forward point. Element writes
+``a[i] = v`` into arguments save the overwritten value and restore it on the way back, so
+arguments stay readable; arrays modified in ways that are not undone (slice writes,
+``a += b``, calls that may write) are never read by the reverse pass.
+"""
+from numba.core import ir, types
+
+from ...rules import NONDIFF, lookup
+from ...rules.arrays import ALLOCATIONS, lookup_array
+from ..analysis import is_float_array
+
+
+def shadow_arg(name):
+    return f"{name}_adjit_shadow"
+
+
+def local_shadow(name):
+    return f"{name}%shadow"
+
+
+def shape_of(name):
+    return f"{name}%shape"
+
+
+def counter(name):
+    return f"{name}%idx"
+
+
+def is_basic_index(typ):
+    """Integers, slices and tuples of them: indexing that returns a view, not a copy."""
+    if isinstance(typ, types.BaseTuple):
+        return all(is_basic_index(t) for t in typ.types)
+    return isinstance(typ, (types.Integer, types.SliceType))
+
+
+def is_element_index(typ, ndim):
+    """An index that selects one element of an ``ndim`` array: ``i`` or ``(i, j)``."""
+    if isinstance(typ, types.BaseTuple):
+        return len(typ.types) == ndim and all(isinstance(t, types.Integer) for t in typ.types)
+    return ndim == 1 and isinstance(typ, types.Integer)
+
+
+class Shadows:
+    """Mixin of ``ReverseContext``: shadows, views, local arrays and array readability."""
+
+    def init_shadows(self):
+        self.array_iterators = set()  # getiter vars over active arrays (need a counter)
+        self.fwd_before = {}          # id(stmt) -> [(name, value)] the forward pass adds
+        self.fwd_after = {}
+        self.local_arrays, self.bad_locals = self.find_local_arrays()
+        self.written, self.mutated = self.find_writes()
+
+    # -- aliasing ---------------------------------------------------------------------
+    def array_root(self, name):
+        """Follow copies and casts back to the variable that really defines an array."""
+        seen = set()
+        while name not in seen:
+            seen.add(name)
+            value = self.definition(name)
+            if isinstance(value, ir.Var):
+                name = value.name
+            elif isinstance(value, ir.Expr) and value.op == "cast":
+                name = value.value.name
+            else:
+                break
+        return name
+
+    def view_of(self, name, loc):
+        """``(parent var, index var)`` when array ``name`` is a view of another array made
+        by basic indexing (``X[i]``, ``x[a:b]``, ``X[i, 1:]``) or is the row of an iteration
+        over a 2-D+ array (index: the iterator's position counter); else None.
+
+        A view shares memory with its parent, so its shadow is the same view of the
+        parent's shadow; fancy indexing copies and is refused."""
+        value = self.definition(self.array_root(name))
+        if not isinstance(value, ir.Expr):
+            return None
+        if value.op in ("getitem", "static_getitem") and isinstance(
+                self.typeof(value.value.name), types.Array):
+            index = value.index if value.op == "getitem" else value.index_var
+            if index is None or not is_basic_index(self.index_type(value, index)):
+                raise self.unsupported("indexing an array with an array or mask",
+                                       self.defs[self.array_root(name)][0][1].loc,
+                                       "only integers and slices make views of arrays")
+            return value.value, index
+        if value.op == "pair_first":
+            array, iter_var = self.iterated_array(value, loc)
+            if self.typeof(array.name).ndim >= 2:
+                return array, ir.Var(iter_var.scope, self.iteration_counter(iter_var), loc)
+        return None
+
+    def index_type(self, expr, index):
+        sig = self.fn.calltypes.get(expr)
+        return sig.args[1] if sig is not None else self.typeof(index.name)
+
+    def iterated_array(self, pair_first, loc):
+        """``(array var, getiter var)`` of ``pair_first(iternext(getiter(array)))``."""
+        pair = self.definition(pair_first.value.name)
+        if isinstance(pair, ir.Expr) and pair.op == "iternext":
+            root = self.array_root(pair.value.name)
+            source = self.definition(root)
+            if (isinstance(source, ir.Expr) and source.op == "getiter"
+                    and isinstance(self.typeof(source.value.name), types.Array)):
+                return source.value, ir.Var(source.value.scope, root, loc)
+        raise self.unsupported("iteration over this kind of object", loc,
+                               "only iteration over arrays is differentiable")
+
+    def iteration_counter(self, iter_var):
+        """Name of the position counter of an array iterator (maintained by the forward
+        pass, read by the reverse pass like any other saved integer)."""
+        self.array_iterators.add(iter_var.name)
+        self.synthetic_types[counter(iter_var.name)] = types.intp
+        return counter(iter_var.name)
+
+    def array_base(self, name):
+        """The variable that owns an array's memory: an argument or a local allocation,
+        through copies and views; None when unknown (a phi of arrays, a call result)."""
+        for _ in range(100):
+            name = self.array_root(name)
+            value = self.definition(name)
+            if isinstance(value, ir.Arg) or self.is_allocation(value):
+                return name
+            parent = self.view_parent(name)
+            if parent is None:
+                return None
+            name = parent.name
+        return None
+
+    def view_parent(self, name):
+        """The array that view ``name`` shares memory with (no side effects), or None."""
+        value = self.definition(self.array_root(name))
+        if not isinstance(value, ir.Expr):
+            return None
+        if value.op in ("getitem", "static_getitem") and isinstance(
+                self.typeof(value.value.name), types.Array):
+            index = value.index if value.op == "getitem" else value.index_var
+            if index is not None and is_basic_index(self.index_type(value, index)):
+                return value.value
+        if value.op == "pair_first":
+            pair = self.definition(value.value.name)
+            if isinstance(pair, ir.Expr) and pair.op == "iternext":
+                source = self.definition(self.array_root(pair.value.name))
+                if (isinstance(source, ir.Expr) and source.op == "getiter"
+                        and isinstance(self.typeof(source.value.name), types.Array)
+                        and self.typeof(source.value.name).ndim >= 2):
+                    return source.value
+        return None
+
+    def is_allocation(self, value):
+        return (isinstance(value, ir.Expr) and value.op == "call"
+                and self.callee_object(value.func) in ALLOCATIONS)
+
+    # -- shadows --------------------------------------------------------------------
+    def shadow_of(self, var, loc, e):
+        """The shadow array of an active array, as a variable of ``e``'s block.
+
+        Arguments and local allocations have one; a view's shadow is the same view of its
+        parent's shadow, emitted into ``e`` from the primal index (which the reverse-pass
+        builder saves or recomputes like any other value it reads)."""
+        name = self.array_root(var.name)
+        value = self.definition(name)
+        if isinstance(value, ir.Arg):
+            if value.index not in self.active_args:
+                raise self.unsupported(f"writing into an array argument ('{value.name}') "
+                                       "that is not differentiated", loc)
+            return e.var(shadow_arg(value.name))
+        if name in self.bad_locals:
+            raise self.unsupported(f"the array '{name}' {self.bad_locals[name]}", loc)
+        if name in self.local_arrays:
+            return e.var(local_shadow(name))
+        view = self.view_of(name, loc)
+        if view is not None:
+            parent, index = view
+            return e.getitem(self.shadow_of(parent, loc, e), index, hint="shadow")
+        if isinstance(value, ir.Expr) and value.op == "phi":
+            sources = {self.array_root(v.name) for v in value.incoming_values
+                       if isinstance(v, ir.Var) and v.name in self.act.active}
+            roots = {self.definition(s) for s in sources}
+            if len(sources) == 1 and all(isinstance(r, ir.Arg) for r in roots):
+                return self.shadow_of(ir.Var(var.scope, sources.pop(), loc), loc, e)
+        raise self.unsupported("an array created inside the function "
+                               f"('{var.name}') that depends on a differentiated input", loc,
+                               "only arguments, allocations and views of them have "
+                               "gradients")
+
+    def find_local_arrays(self):
+        """Active arrays allocated in the function: ``{name: (block label, stmt)}``, and
+        ``{name: reason}`` for those whose shadow cannot be placed (allocated in a loop, or
+        not on every path to a return)."""
+        good, bad = {}, {}
+        dom = None
+        for label, block in self.blocks.items():
+            for stmt in block.body:
+                if not (isinstance(stmt, ir.Assign) and self.is_allocation(stmt.value)
+                        and stmt.target.name in self.act.active
+                        and is_float_array(self.typeof(stmt.target.name))):
+                    continue
+                name = stmt.target.name
+                dom = dom or self.cfg.dominators()
+                if self.cfg.in_loop(label):
+                    bad[name] = "is allocated inside a loop"
+                elif not all(label in dom[r] for r in self.cfg.returns):
+                    bad[name] = "is not allocated on every path to a return"
+                else:
+                    good[name] = (label, stmt)
+                    ndim = self.typeof(name).ndim
+                    self.synthetic_types[shape_of(name)] = types.UniTuple(types.intp, ndim)
+                    shape = ir.Expr.getattr(stmt.target, "shape", stmt.loc)
+                    self.fwd_after[id(stmt)] = [(shape_of(name), shape)]
+        return good, bad
+
+    # -- which primal arrays the reverse pass may read ----------------------------------
+    def find_writes(self):
+        """``(written, mutated)`` array bases: ``written`` by element writes (undone on the
+        way back when they are arguments), ``mutated`` in ways that are not undone. An
+        unknown base is recorded as None."""
+        written, mutated = set(), set()
+        for block in self.blocks.values():
+            for stmt in block.body:
+                if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
+                    base = self.array_base(stmt.target.name)
+                    self.check_written_argument(stmt, base)
+                    typ = self.typeof(stmt.target.name)
+                    index = stmt.index if isinstance(stmt, ir.SetItem) else stmt.index_var
+                    element = index is not None and is_element_index(
+                        self.typeof(index.name), typ.ndim)
+                    (written if element else mutated).add(base)
+                    continue
+                value = getattr(stmt, "value", None)
+                if not isinstance(value, ir.Expr):
+                    continue
+                if value.op == "inplace_binop" and isinstance(self.typeof(value.lhs.name),
+                                                               types.Array):
+                    mutated.add(self.array_base(value.lhs.name))
+                elif value.op == "call":
+                    for arr in self.arrays_a_call_may_write(value):
+                        mutated.add(self.array_base(arr.name))
+        return written, mutated
+
+    def check_written_argument(self, stmt, base):
+        """A differentiated value written into an argument that has no gradient."""
+        arg = self.definition(base) if base is not None else None
+        if (isinstance(arg, ir.Arg) and arg.index not in self.active_args
+                and (stmt.value.name in self.act.active
+                     or stmt.value.name in self.act.carriers)):
+            raise self.unsupported(f"writing into an array argument ('{arg.name}') that is "
+                                   "not differentiated", stmt.loc,
+                                   "add it to argnums, or write into a new array")
+
+    def arrays_a_call_may_write(self, expr):
+        """Array arguments of a call that might be written and not undone: any call but a
+        differentiated ``@njit`` callee (its reverse undoes its writes) or a primitive
+        known to be pure (a rule, a non-differentiable primitive, an allocation)."""
+        typ = self.typeof(expr.func.name)
+        callee, receiver = self.callee_key(expr.func)
+        args = ([receiver] if receiver is not None else []) + list(expr.args)
+        arrays = [a for a in args if isinstance(self.typeof(a.name), types.Array)]
+        if not arrays:
+            return []
+        if isinstance(typ, types.Dispatcher):
+            derived = any(a.name in self.act.active or a.name in self.act.carriers
+                          for a in expr.args)
+            return [] if derived else arrays
+        if callee in ALLOCATIONS or lookup(callee) is not None or lookup_array(callee):
+            return []
+        return arrays
+
+    def readable(self, name, reads_data=True):
+        """Whether the reverse pass may use primal array ``name``: it must be (a view of)
+        an argument that is never modified without being restored; reading its elements
+        (``reads_data``) also needs the reads to be recomputed at the right point, which
+        element-written arrays cannot promise (their element reads are saved instead)."""
+        base = self.array_base(name)
+        if base is None or base in self.local_arrays or base in self.bad_locals:
+            return False
+        if base in self.mutated or None in self.mutated:
+            return False
+        return not (reads_data and (base in self.written or None in self.written))

@@ -1,0 +1,214 @@
+"""Reverse mode over array writes and arrays allocated in the function (DESIGN §3 "Adjoint
+storage"): element writes transfer the shadow to the written value and restore the
+overwritten primal value; anything the reverse pass could not undo is refused."""
+import math
+
+import numba
+import numpy as np
+import pytest
+
+import adjit
+from adjit.testing import check_grad
+
+X6 = np.array([0.4, -0.3, 1.1, 0.9, -1.4, 0.2])
+A23 = np.array([[0.5, -0.2, 1.1], [0.3, 0.9, -0.7]])
+
+
+def write_into_argument(x):
+    x[0] = x[0] * 2.0
+    x[1] = x[1] + x[0]
+    return x[0] * x[1] + x[2]
+
+
+def test_write_into_argument_closed_form_and_restored():
+    x = X6.copy()
+    g = check_grad(write_into_argument, x)       # also checks x is unchanged
+    x0, x1, x2 = X6[:3]
+    # y = 2 x0 (x1 + 2 x0) + x2
+    np.testing.assert_allclose(g[:3], [2 * x1 + 8 * x0, 2 * x0, 1.0], rtol=1e-15)
+    assert not g[3:].any()
+
+
+def prefix_sum_in_place(x):
+    for i in range(1, len(x)):
+        x[i] = x[i - 1] + x[i]
+    return x[-1] * x[2] + np.dot(x, x)
+
+
+def local_then_reduce(x):
+    y = np.empty_like(x)
+    for i in range(len(x)):
+        y[i] = x[i] ** 3
+    return np.sum(y) + y.mean()
+
+
+def write_through_view(a):
+    row = a[1]
+    row[2] = row[0] * row[1]
+    return np.sum(a[1]) * a[0, 0]
+
+
+def local_2d_with_views(a):
+    y = np.zeros((a.shape[0], a.shape[1]))
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            y[i, j] = math.sin(a[i, j]) * (i + j)
+    s = 0.0
+    for row in y:
+        s += row[0] * row[-1]
+    return s + np.sum(y) + np.mean(y[1])
+
+
+@numba.njit
+def _scale_in_place(v, c):
+    for i in range(len(v)):
+        v[i] *= c
+
+
+def callee_writes_argument(x, c):
+    _scale_in_place(x, c)
+    return x[0] * x[1] + x[2]
+
+
+def float32_local(x):
+    y = np.zeros(x.shape[0], np.float32)
+    for i in range(len(x)):
+        y[i] = x[i] * x[i]
+    return y[0] * y[1] + y[2]
+
+
+@pytest.mark.parametrize("f, args, argnums", [
+    (prefix_sum_in_place, (X6,), 0),
+    (local_then_reduce, (X6,), 0),
+    (write_through_view, (A23,), 0),
+    (local_2d_with_views, (A23,), 0),
+    (callee_writes_argument, (X6, 1.3), (0, 1)),
+    (float32_local, (X6.astype(np.float32),), 0),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_writes_match_finite_differences(f, args, argnums):
+    check_grad(f, *[a.copy() if isinstance(a, np.ndarray) else a for a in args],
+               argnums=argnums)
+
+
+def returns_local_array(x):
+    y = np.zeros(3)
+    y[0] = x[0] * x[1]
+    y[2] = math.sin(x[2])
+    return y
+
+
+def test_vjp_of_a_returned_local_array():
+    x = X6[:3].copy()
+    y, (xbar,) = adjit.vjp(returns_local_array)(x, np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_allclose(y, [x[0] * x[1], 0.0, math.sin(x[2])])
+    np.testing.assert_allclose(xbar, [x[1], x[0], 3 * math.cos(x[2])], rtol=1e-15)
+
+
+def returns_argument(x):
+    x[1] = x[0] * 3.0
+    return x
+
+
+def test_vjp_of_a_returned_argument():
+    x = X6[:3].copy()
+    _, (xbar,) = adjit.vjp(returns_argument)(x, np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_allclose(xbar, [1.0 + 6.0, 0.0, 3.0])
+
+
+# -- the reverse pass needs old contents of arrays it cannot restore: refused or saved ----
+
+@numba.njit
+def _fill(b, v):
+    for i in range(len(b)):
+        b[i] = v
+
+
+def overwritten_by_call(x, buf):
+    _fill(buf, 1.0)
+    a = buf[0] * x          # saved as a scalar: buf changes again before the reverse pass
+    _fill(buf, 5.0)
+    return a * buf[0]
+
+
+def overwritten_by_slice(x, buf):
+    buf[:] = 2.0
+    a = buf[1] * x
+    buf[:] = 7.0
+    return a + buf[1]
+
+
+def test_element_reads_of_arrays_modified_later_are_saved():
+    assert adjit.grad(overwritten_by_call)(0.7, np.zeros(2)) == 5.0
+    assert adjit.grad(overwritten_by_slice)(0.7, np.zeros(2)) == 2.0
+
+
+def whole_array_read_after_call(x, buf, w):
+    _fill(buf, 2.0)
+    s = np.dot(buf, w) * x
+    _fill(buf, 3.0)
+    return s
+
+
+def allocated_in_loop(x):
+    s = 0.0
+    for k in range(2):
+        y = np.zeros(3)
+        y[k] = x[k]
+        s += y[k]
+    return s
+
+
+def local_array_to_callee(x):
+    y = np.zeros(3)
+    _fill(y, x[0])
+    return y[1]
+
+
+def local_array_values_in_rule(x, w):
+    y = np.empty_like(x)
+    for i in range(len(x)):
+        y[i] = x[i] * 2
+    return np.dot(y, w)
+
+
+def differentiated_fill_value(x):
+    y = np.full(3, x)
+    return y[0]
+
+
+def slice_write_of_active_values(x):
+    y = np.zeros(4)
+    y[1:3] = x[:2]
+    return y[1]
+
+
+def in_place_array_operator(x):
+    x *= 2.0
+    return x[0]
+
+
+@pytest.mark.parametrize("f, args, argnums", [
+    (whole_array_read_after_call, (0.5, np.zeros(3), np.ones(3)), (0, 2)),
+    (allocated_in_loop, (X6,), 0),
+    (local_array_to_callee, (X6,), 0),
+    (local_array_values_in_rule, (X6, X6), (0, 1)),
+    (differentiated_fill_value, (0.5,), 0),
+    (slice_write_of_active_values, (X6,), 0),
+    (in_place_array_operator, (X6.copy(),), 0),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_unsupported_writes_are_refused(f, args, argnums):
+    with pytest.raises(adjit.UnsupportedError):
+        adjit.grad(f, argnums=argnums)(*args)
+
+
+def test_hvp_through_array_writes():
+    def local_cubes(x):
+        y = np.zeros(x.shape[0])
+        for i in range(len(x)):
+            y[i] = x[i] ** 3
+        s = 0.0
+        for i in range(len(y)):
+            s += y[i] * x[i]
+        return s
+    v = np.linspace(0.5, 1.0, 6)
+    np.testing.assert_allclose(adjit.hvp(local_cubes)(X6, v), 12 * X6 ** 2 * v, rtol=1e-12)

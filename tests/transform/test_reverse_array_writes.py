@@ -137,9 +137,37 @@ def overwritten_by_slice(x, buf):
     return a + buf[1]
 
 
+@numba.njit
+def _set_and_double(buf, x):
+    buf[0] = 3.0
+    return x * 2.0
+
+
+def overwritten_by_derived_call(x, buf):
+    a = buf[0] * x          # read before the callee overwrites buf[0]
+    n = _set_and_double(buf, x)
+    return a * n
+
+
+@numba.njit
+def _set_and_count(buf, x):
+    buf[0] = 3.0
+    return 1
+
+
+def overwritten_by_primal_only_call(x, buf):
+    a = buf[0] * x
+    n = _set_and_count(buf, 1.0)
+    return a * n
+
+
 def test_element_reads_of_arrays_modified_later_are_saved():
     assert adjit.grad(overwritten_by_call)(0.7, np.zeros(2)) == 5.0
     assert adjit.grad(overwritten_by_slice)(0.7, np.zeros(2)) == 2.0
+    # f = 2 buf0 x^2 with buf0 = 2 before the call
+    gx, gbuf = adjit.grad(overwritten_by_derived_call, argnums=(0, 1))(0.5, np.array([2.0]))
+    assert gx == pytest.approx(4.0) and gbuf == pytest.approx([0.5])
+    assert adjit.grad(overwritten_by_primal_only_call)(0.5, np.array([2.0])) == 2.0
 
 
 def whole_array_read_after_call(x, buf, w):

@@ -184,7 +184,7 @@ def rev_derived_call(ctx, stmt, e, dispatcher):
         if is_differentiable(ctx.typeof(target.name)) or target.name in ctx.act.carriers:
             raise ctx.unsupported(f"call to '{dispatcher.py_func.__qualname__}' returning "
                                   f"{ctx.typeof(target.name)}", stmt.loc)
-        if not any(ctx.active_array(a) for a in expr.args):
+        if not ctx.derives_call(stmt):
             return  # a float-free result: the primal call is all there is
         # it may write into the arrays: its reverse transfers and undoes those writes
     sig = ctx.fn.calltypes[expr]

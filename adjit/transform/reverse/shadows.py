@@ -223,9 +223,9 @@ class Shadows:
 
     # -- which primal arrays the reverse pass may read ----------------------------------
     def find_writes(self):
-        """``(written, mutated)`` array bases: ``written`` by element writes (undone on the
-        way back when they are arguments), ``mutated`` in ways that are not undone. An
-        unknown base is recorded as None."""
+        """``(written, mutated)`` array bases: ``written`` by element writes here or in a
+        derived callee (undone on the way back when they are arguments), ``mutated`` in
+        ways that are not undone. An unknown base is recorded as None."""
         written, mutated = set(), set()
         for block in self.blocks.values():
             for stmt in block.body:
@@ -245,8 +245,12 @@ class Shadows:
                                                                types.Array):
                     mutated.add(self.array_base(value.lhs.name))
                 elif value.op == "call":
-                    for arr in self.arrays_a_call_may_write(value):
+                    for arr in self.arrays_a_call_may_write(stmt):
                         mutated.add(self.array_base(arr.name))
+                    if (isinstance(self.typeof(value.func.name), types.Dispatcher)
+                            and self.derives_call(stmt)):  # its reverse restores its writes
+                        written.update(self.array_base(a.name) for a in value.args
+                                       if isinstance(self.typeof(a.name), types.Array))
         return written, mutated
 
     def check_written_argument(self, stmt, base):
@@ -259,10 +263,17 @@ class Shadows:
                                    "not differentiated", stmt.loc,
                                    "add it to argnums, or write into a new array")
 
-    def arrays_a_call_may_write(self, expr):
+    def derives_call(self, stmt):
+        """Whether the reverse pass runs an ``@njit`` callee's derived reverse (which also
+        undoes the callee's writes): its result is active, or it receives an active array."""
+        return (self.active_float(stmt.target) or self.active_tuple(stmt.target)
+                or any(self.active_array(a) for a in stmt.value.args))
+
+    def arrays_a_call_may_write(self, stmt):
         """Array arguments of a call that might be written and not undone: any call but a
-        differentiated ``@njit`` callee (its reverse undoes its writes) or a primitive
-        known to be pure (a rule, a non-differentiable primitive, an allocation)."""
+        derived ``@njit`` callee or a primitive known to be pure (a rule, a
+        non-differentiable primitive, an allocation)."""
+        expr = stmt.value
         typ = self.typeof(expr.func.name)
         callee, receiver = self.callee_key(expr.func)
         args = ([receiver] if receiver is not None else []) + list(expr.args)
@@ -270,9 +281,7 @@ class Shadows:
         if not arrays:
             return []
         if isinstance(typ, types.Dispatcher):
-            derived = any(a.name in self.act.active or a.name in self.act.carriers
-                          for a in expr.args)
-            return [] if derived else arrays
+            return [] if self.derives_call(stmt) else arrays
         if callee in ALLOCATIONS or lookup(callee) is not None or lookup_array(callee):
             return []
         return arrays

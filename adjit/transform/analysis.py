@@ -7,6 +7,7 @@ never do. Only active values get adjoints, so constants and index arithmetic cos
 """
 from dataclasses import dataclass, field
 
+import numpy as np
 from numba.core import ir, types
 
 
@@ -176,16 +177,106 @@ def _activate_array(fn, act, name, defs):
 
 
 def _written_arrays(fn, stmt):
-    """Arrays a statement may write: the target of ``a[i] = v``, and the array arguments
-    of a call to an ``@njit`` function (which the transform checks later)."""
+    """Arrays a statement may write, and the values it may write into them."""
     if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
         return [stmt.target], [stmt.value]
     value = getattr(stmt, "value", None)
-    if (isinstance(stmt, ir.Assign) and isinstance(value, ir.Expr) and value.op == "call"
-            and isinstance(fn.typeof(value.func), types.Dispatcher)):
-        arrays = [a for a in value.args if is_float_array(fn.typeof(a))]
-        return arrays, list(value.args)
+    if isinstance(stmt, ir.Assign) and isinstance(value, ir.Expr) and value.op == "call":
+        return [a for a in call_writes(fn, value) if is_float_array(fn.typeof(a))], list(
+            value.args)
     return [], []
+
+
+def call_writes(fn, expr):
+    """The array arguments (method receivers included) a call may write: what an
+    ``@njit`` callee writes (analysed), nothing for a primitive known to be pure, every
+    array for anything else."""
+    from ..rules import lookup
+    from ..rules.arrays import ALLOCATIONS, lookup_array
+    ftype = fn.typeof(expr.func)
+    args = list(expr.args)
+    if isinstance(ftype, types.BoundFunction):
+        found = [s.value for b in fn.func_ir.blocks.values() for s in b.body
+                 if isinstance(s, ir.Assign) and s.target.name == expr.func.name]
+        if len(found) == 1 and isinstance(found[0], ir.Expr) and found[0].op == "getattr":
+            args = [found[0].value] + args
+        key = ftype.typing_key
+    else:
+        key = _global_object(fn, expr.func)
+    arrays = [a for a in args if isinstance(fn.typeof(a), types.Array)]
+    if not arrays:
+        return []
+    if isinstance(ftype, types.Dispatcher):
+        try:
+            argtypes = tuple(types.unliteral(t) for t in fn.calltypes[expr].args)
+            return [expr.args[i] for i in callee_writes(ftype.dispatcher, argtypes)]
+        except Exception:  # cannot analyse the callee: assume the worst
+            return arrays
+    pure = (key in ALLOCATIONS or lookup(key) is not None or lookup_array(key) is not None
+            or (isinstance(key, np.ufunc) and len(expr.args) == key.nin))
+    return [] if pure and not expr.kws else arrays
+
+
+def _global_object(fn, var):
+    for block in fn.func_ir.blocks.values():
+        for s in block.body:
+            if (isinstance(s, ir.Assign) and s.target.name == var.name
+                    and isinstance(s.value, (ir.Global, ir.FreeVar))):
+                return s.value.value
+    return None
+
+
+_callee_writes = {}
+
+
+def callee_writes(dispatcher, argtypes, _active=()):
+    """Indices of the array arguments an ``@njit`` function may write, directly, through
+    views and copies, or through the functions it calls (cached; a recursive cycle is
+    assumed to write every array argument)."""
+    from ..capture.typed_ir import capture, py_function_of
+    key = (py_function_of(dispatcher), tuple(argtypes))
+    if key in _callee_writes:
+        return _callee_writes[key]
+    if key in _active:
+        return frozenset(i for i, t in enumerate(argtypes) if isinstance(t, types.Array))
+    fn = capture(dispatcher, argtypes)
+    defs = defining_stmts(fn.func_ir.blocks)
+    args = {s.target.name: s.value.index for b in fn.func_ir.blocks.values()
+            for s in b.body if isinstance(s, ir.Assign) and isinstance(s.value, ir.Arg)}
+    written = set()
+    for block in fn.func_ir.blocks.values():
+        for stmt in block.body:
+            value = getattr(stmt, "value", None)
+            if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
+                targets = [stmt.target]
+            elif isinstance(value, ir.Expr) and value.op == "inplace_binop":
+                targets = [value.lhs] if isinstance(fn.typeof(value.lhs), types.Array) else []
+            elif isinstance(value, ir.Expr) and value.op == "call":
+                if isinstance(fn.typeof(value.func), types.Dispatcher):
+                    sig = fn.calltypes[value].args
+                    inner = callee_writes(fn.typeof(value.func).dispatcher,
+                                          tuple(types.unliteral(t) for t in sig),
+                                          _active + (key,))
+                    targets = [value.args[i] for i in inner]
+                else:
+                    targets = call_writes(fn, value)
+            else:
+                continue
+            for t in targets:
+                written |= {args[n] for n in _aliases(fn, t.name, defs) if n in args}
+    _callee_writes[key] = frozenset(written)
+    return _callee_writes[key]
+
+
+def _aliases(fn, name, defs):
+    """``name`` and every array it aliases, transitively."""
+    seen, todo = set(), [name]
+    while todo:
+        n = todo.pop()
+        if n not in seen:
+            seen.add(n)
+            todo.extend(v.name for v in array_parents(fn, n, defs))
+    return seen
 
 
 def activity(fn, active_args):

@@ -240,3 +240,47 @@ def test_hvp_through_array_writes():
         return s
     v = np.linspace(0.5, 1.0, 6)
     np.testing.assert_allclose(adjit.hvp(local_cubes)(X6, v), 12 * X6 ** 2 * v, rtol=1e-12)
+
+
+# -- which arguments a callee may write (decides activity and what the reverse may read) ----
+
+@numba.njit
+def _weighted_sines(w, x):
+    s = 0.0
+    for i in range(w.shape[0]):
+        s += w[i] * math.sin(x * i)
+    return s
+
+
+@numba.njit
+def _writes_second_through_view(a, b):
+    row = b[1:]
+    row[0] = a[0]
+    return a[0]
+
+
+@numba.njit
+def _forwards_write(a, b):
+    return _writes_second_through_view(b, a)
+
+
+def test_callee_write_analysis():
+    from numba import types
+    from adjit.transform.analysis import callee_writes
+    vec = types.float64[::1]
+    assert callee_writes(_weighted_sines, (vec, types.float64)) == frozenset()
+    assert callee_writes(_scale_in_place, (vec, types.float64)) == {0}
+    assert callee_writes(_writes_second_through_view, (vec, vec)) == {1}
+    assert callee_writes(_forwards_write, (vec, vec)) == {0}
+
+
+def weights_not_differentiated(x, w):
+    return _weighted_sines(w, x) ** 2
+
+
+def test_read_only_array_passed_to_callee_needs_no_gradient():
+    w = np.linspace(0.1, 1.0, 4)
+    g = check_grad(weights_not_differentiated, 0.3, w)
+    s = sum(w[i] * math.sin(0.3 * i) for i in range(4))
+    ds = sum(w[i] * i * math.cos(0.3 * i) for i in range(4))
+    assert g == pytest.approx(2 * s * ds, rel=1e-12)

@@ -17,9 +17,8 @@ arguments stay readable; arrays modified in ways that are not undone (slice writ
 """
 from numba.core import ir, types
 
-from ...rules import NONDIFF, lookup
-from ...rules.arrays import ALLOCATIONS, lookup_array
-from ..analysis import is_float_array
+from ...rules.arrays import ALLOCATIONS
+from ..analysis import call_writes, is_float_array
 
 
 def shadow_arg(name):
@@ -249,8 +248,8 @@ class Shadows:
                         mutated.add(self.array_base(arr.name))
                     if (isinstance(self.typeof(value.func.name), types.Dispatcher)
                             and self.derives_call(stmt)):  # its reverse restores its writes
-                        written.update(self.array_base(a.name) for a in value.args
-                                       if isinstance(self.typeof(a.name), types.Array))
+                        written.update(self.array_base(a.name)
+                                       for a in call_writes(self.fn, value))
         return written, mutated
 
     def check_written_argument(self, stmt, base):
@@ -270,21 +269,12 @@ class Shadows:
                 or any(self.active_array(a) for a in stmt.value.args))
 
     def arrays_a_call_may_write(self, stmt):
-        """Array arguments of a call that might be written and not undone: any call but a
-        derived ``@njit`` callee or a primitive known to be pure (a rule, a
-        non-differentiable primitive, an allocation)."""
-        expr = stmt.value
-        typ = self.typeof(expr.func.name)
-        callee, receiver = self.callee_key(expr.func)
-        args = ([receiver] if receiver is not None else []) + list(expr.args)
-        arrays = [a for a in args if isinstance(self.typeof(a.name), types.Array)]
-        if not arrays:
+        """Array arguments of a call that it may write without undoing it: those of any
+        call but a derived ``@njit`` callee (whose reverse undoes its writes)."""
+        if (isinstance(self.typeof(stmt.value.func.name), types.Dispatcher)
+                and self.derives_call(stmt)):
             return []
-        if isinstance(typ, types.Dispatcher):
-            return [] if self.derives_call(stmt) else arrays
-        if callee in ALLOCATIONS or lookup(callee) is not None or lookup_array(callee):
-            return []
-        return arrays
+        return call_writes(self.fn, stmt.value)
 
     def readable(self, name, reads_data=True):
         """Whether the reverse pass may use primal array ``name``: it must be (a view of)

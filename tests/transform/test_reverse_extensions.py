@@ -200,3 +200,32 @@ def test_unsupported_tuple_uses_are_refused(f, args):
 def test_hvp_through_tuple_call():
     hv = adjit.hvp(unpack_sincos)(0.6, 1.0)
     assert hv == pytest.approx(-2 * math.sin(1.2) - math.sin(0.6), rel=1e-12)
+
+
+def unpack_array(x):
+    a, b, c = x
+    return a * b + math.sin(c)
+
+
+def unpack_rows(a):
+    r, s, t = a
+    return r[0] * s[1]
+
+
+def test_unpacking_an_array():
+    x = np.array([0.5, -1.5, 0.25])
+    g = check_grad(unpack_array, x)
+    np.testing.assert_allclose(g, [x[1], x[0], math.cos(x[2])], rtol=1e-15)
+    with pytest.raises(adjit.UnsupportedError):
+        adjit.grad(unpack_rows)(A34[:3])
+
+
+def through_complex(x):
+    z = x * 1j + 1.0
+    return abs(z)
+
+
+def test_complex_intermediates_are_refused():
+    # complex values carry no adjoint: the result would silently lose x's derivative
+    with pytest.raises(adjit.UnsupportedError):
+        adjit.grad(through_complex)(0.5)

@@ -46,8 +46,11 @@ def apply_rule(ctx, stmt, e, rule, prim_name, args):
         raise ctx.unsupported(f"'{prim_name}'", stmt.loc, "no differentiation rule is "
                               "registered for it (see adjit.extend)")
     if rule is NONDIFF or not ctx.active_float(target):
-        if is_differentiable(ctx.typeof(target.name)) and rule is not NONDIFF:
-            raise ctx.unsupported(f"'{prim_name}'", stmt.loc)
+        typ = ctx.typeof(target.name)
+        if rule is not NONDIFF and (is_differentiable(typ) or (
+                any(ctx.is_active(a) for a in args)
+                and not isinstance(typ, (types.Integer, types.Boolean)))):
+            raise ctx.unsupported(f"'{prim_name}' returning {typ}", stmt.loc)
         return
     for a in args:
         if a.name in ctx.act.carriers:
@@ -81,12 +84,20 @@ def rev_unary(ctx, stmt, e):
 
 def rev_copy(ctx, stmt, e):
     """fwd: ``y = v``, ``cast(v)``, ``exhaust_iter(v)`` / rev: ``v%bar += y%bar`` (per item
-    for tuples)."""
+    for tuples; ``a, b = x`` unpacking an array adds into ``x``'s shadow)."""
     source = stmt.value if isinstance(stmt.value, ir.Var) else stmt.value.value
     target = stmt.target
     if ctx.active_float(target):
         ctx.accumulate(e, source, e.var(bar(target.name)))
+    elif ctx.active_tuple(target) and ctx.active_array(source):
+        shadow = ctx.shadow_of(source, stmt.loc, e)
+        for k in ctx.float_items(target.name):
+            idx = e.const(k, hint="idx")
+            e.setitem(shadow, idx, e.add(e.getitem(shadow, idx),
+                                         e.var(bar_item(target.name, k))))
     elif ctx.active_tuple(target):
+        if not ctx.active_tuple(source):
+            raise ctx.unsupported(f"unpacking {ctx.typeof(source.name)}", stmt.loc)
         for k in ctx.float_items(target.name):
             ctx.accumulate(e, source, e.var(bar_item(target.name, k)), item=k)
     ctx.reset(e, target.name)
@@ -261,6 +272,9 @@ def rev_pair_first(ctx, stmt, e):
     """fwd: ``y = next(iter(a))`` (counter ``it%idx``) / rev: ``a%shadow[it%idx] += y%bar``;
     a row of a 2-D array is a view: nothing (its shadow is rebuilt where it is used)."""
     if not (ctx.active_float(stmt.target) or ctx.active_array(stmt.target)):
+        if stmt.target.name in ctx.act.carriers:
+            raise ctx.unsupported(f"iterating over {ctx.typeof(stmt.target.name)} items",
+                                  stmt.loc)
         return
     array, iter_var = ctx.iterated_array(stmt.value, stmt.loc)
     if ctx.active_array(stmt.target):

@@ -5,8 +5,10 @@ before the terminator (so before the phi copies Numba inserts when it strips phi
 - one push of the block's record (the values its reverse block reads), when non-empty;
 - one push of the block's id, when a successor has several predecessors (or when the
   function has several return blocks and this is one of them).
-Calls to other ``@njit`` functions with active inputs call their forward pass instead, and
-iterators over active arrays get a position counter.
+Calls to other ``@njit`` functions with active inputs call their forward pass instead,
+iterators over active arrays get a position counter, and the reverse pass can ask for
+values computed around a statement (``ctx.fwd_before`` / ``fwd_after``: the element an
+array write overwrites, the shape of a local array).
 """
 import operator
 

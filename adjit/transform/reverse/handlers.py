@@ -5,7 +5,8 @@ and emits the adjoint code of that statement. It may read primal variables by th
 names: the reverse-pass builder later makes each one available, by popping it from the
 block's tape record or by recomputing it when that costs nothing.
 
-Handlers run only for statements that touch an active value.
+Handlers run only for statements that touch an active value, and for writes into argument
+arrays (whose overwritten values the reverse pass restores).
 """
 import operator
 

@@ -5,7 +5,9 @@ Layout of the generated function ``f_rev(adjit_tape, *args, *shadows, adjit_ybar
   that was taken (only when there are several) and seed its return adjoint with ``ybar``;
 - one block per primal block ``B``: pop B's tape record, recompute free values, run the
   statement handlers in reverse order, then go to the predecessor that was taken: statically
-  when it is unique, else by popping the id the predecessor pushed and switching on it;
+  when it is unique, else by popping the id the predecessor pushed and switching on it.
+  A return block's adjoint first allocates the shadows of arrays allocated in the function
+  and adds ``ybar`` into the shadow of a returned array;
 - edge blocks: ``phi%bar`` flows into the incoming value's adjoint along the taken edge;
 - the exit block (after the entry block's adjoint): return one cotangent per argument.
 """

@@ -140,6 +140,18 @@ def add_nonzero_at(shadow, index, g):
 
 
 @numba.njit
+def fresh_shadow(shadow, shape, fresh):
+    """The shadow of an array allocated in a loop, for its uses after one allocation:
+    zeroed (reallocated when the shape changed) the first time after that allocation."""
+    if not fresh:
+        return shadow
+    if shadow.shape == shape:
+        shadow.fill(0.0)
+        return shadow
+    return np.zeros(shape, shadow.dtype)
+
+
+@numba.njit
 def add_into(shadow, g):
     """``shadow += g``: seeds the shadow of an array the function returns."""
     shadow += g

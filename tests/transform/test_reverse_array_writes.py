@@ -90,6 +90,58 @@ def test_writes_match_finite_differences(f, args, argnums):
                argnums=argnums)
 
 
+def allocated_in_loop(x):
+    # a new array per iteration, of a changing shape: each gets a fresh shadow
+    s = 0.0
+    for k in range(3):
+        y = np.zeros(len(x) - k)
+        for i in range(len(y)):
+            y[i] = x[i + k] * (k + 1)
+        for i in range(len(y)):
+            s += y[i] * y[0]
+    return s
+
+
+def allocated_in_branch(x, c):
+    if c > 0:
+        y = np.empty_like(x)
+        for i in range(len(x)):
+            y[i] = math.sin(x[i])
+        return np.sum(y) * y[1]
+    return x[0]
+
+
+def scratch_row_per_sample(a, w):
+    s = 0.0
+    for row in a:
+        h = np.empty(2)
+        for j in range(2):
+            h[j] = math.tanh(row[j] * w[j] + row[j + 1])
+        s += np.sum(h) ** 2
+    return s
+
+
+@pytest.mark.parametrize("f, args, argnums", [
+    (allocated_in_loop, (X6,), 0),
+    (allocated_in_branch, (X6, 1.0), 0),
+    (allocated_in_branch, (X6, -1.0), 0),
+    (scratch_row_per_sample, (A23, np.array([0.3, -0.2])), (0, 1)),
+], ids=["loop", "branch-taken", "branch-not-taken", "per-sample"])
+def test_arrays_allocated_in_loops_and_branches(f, args, argnums):
+    check_grad(f, *args, argnums=argnums)
+
+
+def test_allocated_in_loop_closed_form():
+    # s = sum_k (k+1)^2 x_k sum_{i>=k} x_i
+    g = adjit.grad(allocated_in_loop)(X6)
+    expected = np.zeros(6)
+    for k in range(3):
+        w = (k + 1) ** 2
+        expected[k] += w * X6[k:].sum()
+        expected[k:] += w * X6[k]
+    np.testing.assert_allclose(g, expected, rtol=1e-14)
+
+
 def returns_local_array(x):
     y = np.zeros(3)
     y[0] = x[0] * x[1]
@@ -177,15 +229,6 @@ def whole_array_read_after_call(x, buf, w):
     return s
 
 
-def allocated_in_loop(x):
-    s = 0.0
-    for k in range(2):
-        y = np.zeros(3)
-        y[k] = x[k]
-        s += y[k]
-    return s
-
-
 def local_array_to_callee(x):
     y = np.zeros(3)
     _fill(y, x[0])
@@ -217,7 +260,6 @@ def in_place_array_operator(x):
 
 @pytest.mark.parametrize("f, args, argnums", [
     (whole_array_read_after_call, (0.5, np.zeros(3), np.ones(3)), (0, 2)),
-    (allocated_in_loop, (X6,), 0),
     (local_array_to_callee, (X6,), 0),
     (local_array_values_in_rule, (X6, X6), (0, 1)),
     (differentiated_fill_value, (0.5,), 0),

@@ -18,7 +18,7 @@ from ...rules.arrays import ALLOCATIONS, add_nonzero_at, lookup_array
 from ...rules.core import MINUS_ONE, ONE, ZERO, ArgPartial, FuncPartial
 from ..analysis import is_differentiable, is_float
 from .context import TAPE, bar, bar_item
-from .shadows import is_element_index
+from .shadows import fresh_flag, is_element_index
 
 
 def emit_partial(e, partial, g, ans, args):
@@ -322,12 +322,14 @@ def rev_setitem(ctx, stmt, e):
 
 
 def rev_allocation(ctx, stmt, e):
-    """fwd: ``y = np.zeros(n)`` etc. / rev: nothing (``y%shadow`` is allocated up front;
-    a differentiated fill value is refused)."""
+    """fwd: ``y = np.zeros(n)`` etc. / rev: nothing, or mark the shadow of an array
+    allocated in a loop stale (a differentiated fill value is refused)."""
     for a in stmt.value.args:
         if ctx.is_active(a) and not ctx.active_array(a):
             raise ctx.unsupported("filling a new array with a differentiated value",
                                   stmt.loc)
+    if stmt.target.name in ctx.lazy_arrays:  # earlier uses belong to an earlier array
+        e.assign(ir.Const(True, stmt.loc), target=fresh_flag(stmt.target.name))
 
 
 HANDLERS = {

@@ -22,6 +22,7 @@ from ...ir.builder import Emitter, clone_value
 from ..analysis import is_float, is_float_array, is_scalar, operands
 from .context import (TAPE, YBAR, bar, bar_item, is_basic_index, local_shadow, shadow_arg,
                       shape_of, zero_of)
+from .shadows import fresh_flag
 from .handlers import emit_reverse
 from ...rules.arrays import add_into
 from ...runtime import pop_record, record_words
@@ -251,6 +252,12 @@ class ReversePass:
         e.assign(ir.Arg(YBAR, len(arg_names) + 1 + len(shadow_names), e.loc), target=YBAR)
         for name in sorted(ctx.act.active | ctx.act.carriers):
             ctx.reset(e, name)
+        for name in sorted(ctx.lazy_arrays):  # an empty shadow, replaced at its first use
+            typ = ctx.typeof(name)
+            empty = e.tuple([e.const(0, hint="zero")] * typ.ndim, hint="shape")
+            e.call(np.zeros, [empty, e.glob(getattr(np, str(typ.dtype)))],
+                   target=local_shadow(name))
+            e.assign(ir.Const(True, e.loc), target=fresh_flag(name))
         starts = []
         for label in self.cfg.returns:
             start = self.new_label()

@@ -6,8 +6,9 @@ Every active array has a shadow of its shape that the reverse pass increments in
   its parent's shadow, rebuilt from the saved index where it is needed;
 - an array allocated in the function (``np.zeros``, ``np.empty_like`` ...) gets a zeroed
   shadow ``y%shadow`` allocated at the start of the reverse pass, from its shape saved by
-  the forward pass (``y%shape``). Its primal values never reach the reverse pass: reads of
-  it are saved as scalars.
+  the forward pass (``y%shape``); one allocated in a loop or a branch gets a fresh shadow
+  at its first reverse use after each allocation (``y%fresh`` marks it stale). Its primal
+  values never reach the reverse pass: reads of it are saved as scalars.
 
 The reverse pass runs after the primal has finished, so it may read a primal array only
 when that array holds what it held at the matching forward point. Element writes
@@ -17,7 +18,7 @@ arguments stay readable; arrays modified in ways that are not undone (slice writ
 """
 from numba.core import ir, types
 
-from ...rules.arrays import ALLOCATIONS
+from ...rules.arrays import ALLOCATIONS, fresh_shadow
 from ..analysis import call_writes, is_float_array
 
 
@@ -31,6 +32,10 @@ def local_shadow(name):
 
 def shape_of(name):
     return f"{name}%shape"
+
+
+def fresh_flag(name):
+    return f"{name}%fresh"
 
 
 def counter(name):
@@ -58,7 +63,7 @@ class Shadows:
         self.array_iterators = set()  # getiter vars over active arrays (need a counter)
         self.fwd_before = {}          # id(stmt) -> [(name, value)] the forward pass adds
         self.fwd_after = {}
-        self.local_arrays, self.bad_locals = self.find_local_arrays()
+        self.local_arrays, self.lazy_arrays = self.find_local_arrays()
         self.written, self.mutated = self.find_writes()
 
     # -- aliasing ---------------------------------------------------------------------
@@ -175,10 +180,13 @@ class Shadows:
                 raise self.unsupported(f"writing into an array argument ('{value.name}') "
                                        "that is not differentiated", loc)
             return e.var(shadow_arg(value.name))
-        if name in self.bad_locals:
-            raise self.unsupported(f"the array '{name}' {self.bad_locals[name]}", loc)
         if name in self.local_arrays:
             return e.var(local_shadow(name))
+        if name in self.lazy_arrays:  # zeroed (or reallocated) after each allocation
+            shadow = e.call(fresh_shadow, [e.var(local_shadow(name)), e.var(shape_of(name)),
+                                           e.var(fresh_flag(name))], target=local_shadow(name))
+            e.assign(ir.Const(False, loc), target=fresh_flag(name))
+            return shadow
         view = self.view_of(name, loc)
         if view is not None:
             parent, index = view
@@ -195,10 +203,10 @@ class Shadows:
                                "gradients")
 
     def find_local_arrays(self):
-        """Active arrays allocated in the function: ``{name: (block label, stmt)}``, and
-        ``{name: reason}`` for those whose shadow cannot be placed (allocated in a loop, or
-        not on every path to a return)."""
-        good, bad = {}, {}
+        """Active arrays allocated in the function, ``{name: stmt}``: those allocated once
+        on every path to a return get their shadow up front; the others (allocated in a
+        loop or a branch) get a fresh one at their first use after each allocation."""
+        upfront, lazy = {}, {}
         dom = None
         for label, block in self.blocks.items():
             for stmt in block.body:
@@ -208,17 +216,14 @@ class Shadows:
                     continue
                 name = stmt.target.name
                 dom = dom or self.cfg.dominators()
-                if self.cfg.in_loop(label):
-                    bad[name] = "is allocated inside a loop"
-                elif not all(label in dom[r] for r in self.cfg.returns):
-                    bad[name] = "is not allocated on every path to a return"
-                else:
-                    good[name] = (label, stmt)
-                    ndim = self.typeof(name).ndim
-                    self.synthetic_types[shape_of(name)] = types.UniTuple(types.intp, ndim)
-                    shape = ir.Expr.getattr(stmt.target, "shape", stmt.loc)
-                    self.fwd_after[id(stmt)] = [(shape_of(name), shape)]
-        return good, bad
+                once = not self.cfg.in_loop(label) and all(label in dom[r]
+                                                           for r in self.cfg.returns)
+                (upfront if once else lazy)[name] = stmt
+                ndim = self.typeof(name).ndim
+                self.synthetic_types[shape_of(name)] = types.UniTuple(types.intp, ndim)
+                shape = ir.Expr.getattr(stmt.target, "shape", stmt.loc)
+                self.fwd_after[id(stmt)] = [(shape_of(name), shape)]
+        return upfront, lazy
 
     # -- which primal arrays the reverse pass may read ----------------------------------
     def find_writes(self):
@@ -282,7 +287,7 @@ class Shadows:
         (``reads_data``) also needs the reads to be recomputed at the right point, which
         element-written arrays cannot promise (their element reads are saved instead)."""
         base = self.array_base(name)
-        if base is None or base in self.local_arrays or base in self.bad_locals:
+        if base is None or base in self.local_arrays or base in self.lazy_arrays:
             return False
         if base in self.mutated or None in self.mutated:
             return False

@@ -326,3 +326,25 @@ def test_read_only_array_passed_to_callee_needs_no_gradient():
     s = sum(w[i] * math.sin(0.3 * i) for i in range(4))
     ds = sum(w[i] * i * math.cos(0.3 * i) for i in range(4))
     assert g == pytest.approx(2 * s * ds, rel=1e-12)
+
+
+def list_item_overwritten(x, lst):
+    lst[0] = 2.0
+    a = x * lst[0]          # saved: a typed list is not restored on the way back
+    lst[0] = 7.0
+    return a
+
+
+def int_array_argument_written(x, idx):
+    idx[0] = 2
+    a = x * idx[0]
+    idx[0] = 9
+    return a * idx[1]
+
+
+def test_reads_of_other_mutable_containers_are_saved():
+    from numba.typed import List
+    assert adjit.grad(list_item_overwritten)(0.5, List([1.0, 2.0])) == 2.0
+    idx = np.array([1, 5])
+    assert adjit.grad(int_array_argument_written)(0.5, idx) == 10.0
+    assert idx.tolist() == [1, 5]          # argument writes are undone by the reverse pass

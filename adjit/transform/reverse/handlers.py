@@ -301,6 +301,8 @@ def rev_setitem(ctx, stmt, e):
     a%shadow[i]; a%shadow[i] = 0``, then ``a[i] = old`` so later reverse code reads the
     values it read going forward."""
     arr, value = stmt.target, stmt.value
+    if not isinstance(ctx.typeof(arr.name), types.Array):
+        raise ctx.unsupported(f"writing into a {ctx.typeof(arr.name)}", stmt.loc)
     index = stmt.index if isinstance(stmt, ir.SetItem) else stmt.index_var
     if index is None or not is_element_index(ctx.typeof(index.name),
                                              ctx.typeof(arr.name).ndim):
@@ -375,7 +377,8 @@ def touches_active(ctx, stmt):
     """Whether a statement reads or defines an active value (or an active container), or
     writes into an argument array (which the reverse pass restores)."""
     act = ctx.act
-    if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
+    if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)) and isinstance(
+            ctx.typeof(stmt.target.name), types.Array):
         base = ctx.array_base(stmt.target.name)
         if base is not None and isinstance(ctx.definition(base), ir.Arg):
             return True

@@ -172,12 +172,18 @@ class ReversePass:
 
     def recomputable(self, value):
         """Whether a value is cheaper to recompute than to save: constants, globals, copies,
-        tuples, attributes, slices, and views of arrays (which are never written)."""
+        tuples, attributes, slices, and views of arrays (whose readability ``recipe``
+        checks)."""
         ctx = self.ctx
         if isinstance(value, _CHEAP):
             return True
         if not isinstance(value, ir.Expr):
             return False
+        if value.op in ("static_getitem", "getattr"):
+            # items and attributes of tuples, numbers and (checked) arrays; other
+            # containers (typed lists, dicts, jitclasses) may have changed since
+            base = types.unliteral(ctx.typeof(value.value.name))
+            return isinstance(base, (types.BaseTuple, types.Array, types.Number))
         if value.op in _CHEAP_OPS:
             return True
         if value.op == "call":

@@ -233,7 +233,8 @@ class Shadows:
         written, mutated = set(), set()
         for block in self.blocks.values():
             for stmt in block.body:
-                if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
+                if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)) and isinstance(
+                        self.typeof(stmt.target.name), types.Array):
                     base = self.array_base(stmt.target.name)
                     self.check_written_argument(stmt, base)
                     typ = self.typeof(stmt.target.name)

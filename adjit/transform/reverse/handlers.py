@@ -127,12 +127,13 @@ def tuple_adjoint(ctx, e, var):
 
 
 def rev_call(ctx, stmt, e):
-    """fwd: unchanged, or the callee's forward pass / rev: its rule or derived reverse."""
+    """fwd: unchanged, or the callee's forward pass / rev: its rule (registered rules win
+    over deriving an ``@njit`` callee) or derived reverse."""
     expr = stmt.value
     if expr.kws or expr.vararg or expr.varkwarg:
         raise ctx.unsupported("a call with keyword or star arguments", stmt.loc)
     ftype = ctx.typeof(expr.func.name)
-    if isinstance(ftype, types.Dispatcher):
+    if isinstance(ftype, types.Dispatcher) and not ctx.has_rule(expr.func):
         return rev_derived_call(ctx, stmt, e, ftype.dispatcher)
     callee, receiver = ctx.callee_key(expr.func)
     if callee in ALLOCATIONS:

@@ -18,7 +18,8 @@ arguments stay readable; arrays modified in ways that are not undone (slice writ
 """
 from numba.core import ir, types
 
-from ...rules.arrays import ALLOCATIONS, fresh_shadow
+from ...rules import lookup
+from ...rules.arrays import ALLOCATIONS, fresh_shadow, lookup_array
 from ..analysis import call_writes, is_float_array
 
 
@@ -252,8 +253,7 @@ class Shadows:
                 elif value.op == "call":
                     for arr in self.arrays_a_call_may_write(stmt):
                         mutated.add(self.array_base(arr.name))
-                    if (isinstance(self.typeof(value.func.name), types.Dispatcher)
-                            and self.derives_call(stmt)):  # its reverse restores its writes
+                    if self.derives_call(stmt):  # its reverse restores its writes
                         written.update(self.array_base(a.name)
                                        for a in call_writes(self.fn, value))
         return written, mutated
@@ -268,19 +268,26 @@ class Shadows:
                                    "not differentiated", stmt.loc,
                                    "add it to argnums, or write into a new array")
 
+    def has_rule(self, func_var):
+        """Whether a rule (or a non-differentiable declaration) is registered for the
+        called object, which then is not derived even if it is an ``@njit`` function."""
+        callee, _ = self.callee_key(func_var)
+        return lookup(callee) is not None or lookup_array(callee) is not None
+
     def derives_call(self, stmt):
         """Whether the reverse pass runs an ``@njit`` callee's derived reverse (which also
-        undoes the callee's writes): its result is active, or it receives an active array."""
+        undoes the callee's writes): it has no rule, and its result is active or it
+        receives an active array."""
+        if (not isinstance(self.typeof(stmt.value.func.name), types.Dispatcher)
+                or self.has_rule(stmt.value.func)):
+            return False
         return (self.active_float(stmt.target) or self.active_tuple(stmt.target)
                 or any(self.active_array(a) for a in stmt.value.args))
 
     def arrays_a_call_may_write(self, stmt):
         """Array arguments of a call that it may write without undoing it: those of any
         call but a derived ``@njit`` callee (whose reverse undoes its writes)."""
-        if (isinstance(self.typeof(stmt.value.func.name), types.Dispatcher)
-                and self.derives_call(stmt)):
-            return []
-        return call_writes(self.fn, stmt.value)
+        return [] if self.derives_call(stmt) else call_writes(self.fn, stmt.value)
 
     def readable(self, name, reads_data=True):
         """Whether the reverse pass may use primal array ``name``: it must be (a view of)

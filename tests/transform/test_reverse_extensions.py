@@ -229,3 +229,21 @@ def test_complex_intermediates_are_refused():
     # complex values carry no adjoint: the result would silently lose x's derivative
     with pytest.raises(adjit.UnsupportedError):
         adjit.grad(through_complex)(0.5)
+
+
+@numba.njit
+def _ruled_twice(x):
+    return 2.0 * x
+
+
+def use_ruled_twice(x):
+    return _ruled_twice(x) * x
+
+
+def test_registered_rule_wins_over_deriving_an_njit_callee():
+    from adjit.rules.core import _RULES, defderiv
+    defderiv(_ruled_twice, lambda x: 5.0)       # deliberately not 2: proves the rule is used
+    try:
+        assert adjit.grad(use_ruled_twice)(1.5) == pytest.approx(5.0 * 1.5 + 3.0)
+    finally:
+        _RULES.pop(_ruled_twice, None)

@@ -133,8 +133,35 @@ def _global_value(fn, var):
     return None
 
 
+class SquareToMultiply(Pass):
+    """``a ** 2`` becomes ``a * a`` (bit-identical in IEEE arithmetic): its rules are then a
+    product's, instead of a general power's ``b * a ** (b - 1)`` and ``log`` terms."""
+
+    name = "square_to_multiply"
+
+    def run(self, fn):
+        import operator
+        consts = {}
+        for block in fn.func_ir.blocks.values():
+            for stmt in block.body:
+                if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Const):
+                    consts[stmt.target.name] = stmt.value.value
+        for block in fn.func_ir.blocks.values():
+            for stmt in block.body:
+                val = stmt.value if isinstance(stmt, ir.Assign) else None
+                if (isinstance(val, ir.Expr) and val.op == "binop" and val.fn is operator.pow
+                        and isinstance(fn.typeof(val.lhs), types.Float)
+                        and fn.typeof(stmt.target) == fn.typeof(val.lhs)
+                        and type(consts.get(val.rhs.name)) in (int, float)
+                        and consts.get(val.rhs.name) == 2):
+                    new = ir.Expr.binop(operator.mul, val.lhs, val.lhs, val.loc)
+                    sig = fn.calltypes.pop(val)
+                    fn.calltypes[new] = sig.replace(args=(sig.args[0], sig.args[0]))
+                    stmt.value = new
+
+
 NORMALISE = [InplaceBinopToBinop(), ResolveModuleAttributes(), ForwardTupleItems(),
-             NestVariadicMinMax()]
+             NestVariadicMinMax(), SquareToMultiply()]
 
 
 def normalise(fn):

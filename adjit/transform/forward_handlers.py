@@ -211,29 +211,29 @@ def _takes_star_args(dispatcher):
 
 
 def fwd_tape_push(ctx, stmt, e):
-    """fwd: ``push(rec)`` / also push the tangents of rec's float items, right after."""
+    """fwd: ``push(rec)`` / push the tangents of rec's float items first, just below it.
+
+    Below, not above: a record may end with a block id that the next reverse block pops
+    on its own, so the primal record must stay on top."""
     from .forward import differentiable_items
-    e.stmt(clone_stmt(stmt))
     rec = stmt.value.args[1]
     typ = ctx.typeof(rec.name)
-    if isinstance(typ, types.BaseTuple):
-        if differentiable_items(typ):
-            e.call(tape_rt.tape_push, [stmt.value.args[0], ctx.tangent(e, rec)], hint="pushed")
-    elif is_float(typ):
+    if (isinstance(typ, types.BaseTuple) and differentiable_items(typ)) or is_float(typ):
         e.call(tape_rt.tape_push, [stmt.value.args[0], ctx.tangent(e, rec)], hint="pushed")
+    e.stmt(clone_stmt(stmt))
 
 
 def fwd_tape_pop(ctx, stmt, e):
-    """fwd: ``rec = pop()`` / pop the tangent record first (it was pushed last)."""
+    """fwd: ``rec = pop()`` / then pop the tangent record that lies below it."""
     from .forward import differentiable_items
     typ = ctx.typeof(stmt.target.name)
     tape = stmt.value.args[0]
+    e.stmt(clone_stmt(stmt))
     if isinstance(typ, types.BaseTuple) and differentiable_items(typ):
         ttype = types.Tuple([types.unliteral(typ.types[k]) for k in differentiable_items(typ)])
         e.call(tape_rt.pop_record(ttype), [tape], target=_dot(stmt.target.name))
     elif is_float(typ):
         e.call(tape_rt.pop_record(typ), [tape], target=_dot(stmt.target.name))
-    e.stmt(clone_stmt(stmt))
 
 
 def fwd_allocation(ctx, stmt, e):

@@ -58,6 +58,14 @@ class ReverseContext(Shadows):
             return self.synthetic_types[name]
         return self.fn.typeof(name)
 
+    def typeof_value(self, value):
+        """The type of an assigned expression (via the variable it is assigned to)."""
+        for block in self.blocks.values():
+            for stmt in block.body:
+                if isinstance(stmt, ir.Assign) and stmt.value is value:
+                    return self.typeof(stmt.target.name)
+        raise KeyError(value)
+
     def is_active(self, var):
         return var.name in self.act.active
 

@@ -72,16 +72,25 @@ def build_forward(ctx, rev):
                 e.loc = stmt.loc
                 fwd_statement(ctx, stmt, e)
         e.loc = primal.terminator.loc
-        saved = rev.records[label]
-        if saved:
-            rec = e.tuple([e.var(name) for name in saved], hint="rec")
-            e.call(tape_push, [e.var(TAPE), rec], hint="pushed")
+        count_trips(e, rev, label)
+        items = [e.var(name) for name in rev.records[label]]
         if rev.pushes_id[label] or (label in cfg.returns and rev.pushes_return_id):
-            e.call(tape_push, [e.var(TAPE), e.const(label, hint="id")], hint="pushed")
+            items.append(e.const(label, hint="id"))  # on top: the successor pops it first
+        if items:
+            e.call(tape_push, [e.var(TAPE), e.tuple(items, hint="rec")], hint="pushed")
         copy_phi_inputs(e, exports.get(label, ()))
         block.append(clone_stmt(primal.terminator))
         blocks[label] = block
     return blocks
+
+
+def count_trips(e, rev, label):
+    """Trip counters of counted loops (see ``loops.py``): reset on entry, bumped per latch."""
+    for loop in rev.counted.values():
+        if label == loop.preheader:
+            e.assign(e.const(0, hint="trips"), target=loop.counter)
+        if label == loop.latch:
+            e.binop(operator.add, e.var(loop.counter), e.const(1), target=loop.counter)
 
 
 def is_phi(stmt):

@@ -25,6 +25,7 @@ from .context import (TAPE, YBAR, bar, bar_item, is_basic_index, local_shadow, s
 from .shadows import fresh_flag
 from .handlers import emit_reverse
 from ...rules.arrays import add_into
+from .loops import counted_loops
 from ...runtime import pop_record, record_words
 
 _CHEAP = (ir.Const, ir.Global, ir.FreeVar, ir.Var)
@@ -41,10 +42,19 @@ class ReversePass:
         self.blocks = {}
         self.records = {}
         self._labels = itertools.count(1)
-        self.pushes_id = {p: any(len(self.cfg.preds[s]) > 1 for s in self.cfg.succs[p])
+        self.counted = counted_loops(ctx.blocks, self.cfg)
+        self.counted_exits = {loop.exit: loop for loop in self.counted.values()}
+        for loop in self.counted.values():
+            ctx.synthetic_types[loop.counter] = types.intp
+        self.pushes_id = {p: any(self.pops_id(s) for s in self.cfg.succs[p])
                           for p in ctx.blocks}
         self.pushes_return_id = len(self.cfg.returns) > 1
         self.rev_label = {label: self.new_label() for label in sorted(ctx.blocks)}
+
+    def pops_id(self, label):
+        """Whether rev(label) learns its predecessor by popping an id (several
+        predecessors, and not a counted loop header)."""
+        return len(self.cfg.preds[label]) > 1 and label not in self.counted
 
     def new_label(self):
         return next(self._labels)
@@ -77,6 +87,8 @@ class ReversePass:
             emit_reverse(self.ctx, stmt, e)
         e.loc = primal.loc
         saved, remat = self.free_values(body, label)
+        if label in self.counted_exits:
+            saved.append(self.counted_exits[label].counter)
         self.records[label] = saved
         head = self.new_block(self.rev_label[label], primal.loc)
         if saved:
@@ -188,11 +200,45 @@ class ReversePass:
             return True
         if value.op == "call":
             return ctx.callee_object(value.func) is slice
-        if value.op == "getitem":
+        if value.op in ("getitem", "static_getitem"):
             sig = ctx.fn.calltypes.get(value)
-            return (sig is not None and isinstance(sig.return_type, types.Array)
-                    and is_basic_index(sig.args[1]))
+            if sig is not None and isinstance(sig.return_type, types.Array):
+                return is_basic_index(sig.args[1])
+            return self.unwritten_array(value.value)
+        if value.op == "binop":
+            return self.cheap_arithmetic(value)
         return False
+
+    def cheap_arithmetic(self, value):
+        """Integer arithmetic (``i + 1``), and one ``+ - *`` over values that are free
+        to get (arguments, constants, reads of unwritten arrays, integers): recomputing
+        costs about a flop, saving costs a tape write and a read."""
+        import operator
+        ctx = self.ctx
+        typ = types.unliteral(ctx.typeof_value(value))
+        if isinstance(typ, types.Integer):
+            return all(isinstance(types.unliteral(ctx.typeof(v.name)), types.Integer)
+                       for v in operands(value))
+        if value.fn not in (operator.add, operator.sub, operator.mul):
+            return False
+        for v in operands(value):
+            vt = types.unliteral(ctx.typeof(v.name))
+            if v.name in ctx.arg_vars.values() or isinstance(vt, types.Integer):
+                continue
+            inner = ctx.definition(v.name)
+            if isinstance(inner, (ir.Const, ir.Global, ir.FreeVar)):
+                continue
+            if (isinstance(inner, ir.Expr) and inner.op in ("getitem", "static_getitem")
+                    and self.unwritten_array(inner.value) and not isinstance(
+                        types.unliteral(ctx.typeof(v.name)), types.Array)):
+                continue
+            return False
+        return True
+
+    def unwritten_array(self, var):
+        """An array the reverse pass may read again and get what the forward pass read
+        (an argument never modified, see ``Shadows.readable``)."""
+        return self.ctx.readable(var.name)
 
     def goto_predecessor(self, e, label):
         """End rev(B): jump to the edge block of the predecessor that was actually taken."""
@@ -206,8 +252,21 @@ class ReversePass:
                 e.call(pop_record(types.int64), [e.var(TAPE)], hint="discard")
             e.jump(self.edge(preds[0], label))
             return
+        if label in self.counted:
+            self.count_down(e, self.counted[label])
+            return
         taken = e.call(pop_record(types.int64), [e.var(TAPE)], hint="came_from")
         self.switch(e, taken, [(p, self.edge(p, label)) for p in preds])
+
+    def count_down(self, e, loop):
+        """rev(header) of a counted loop: back to the latch while trips remain."""
+        trips = e.var(loop.counter)
+        more = e.binop(operator.gt, trips, e.const(0, hint="none_left"), hint="more")
+        again = self.new_label()
+        e.branch(more, again, self.edge(loop.preheader, loop.header))
+        e = self.new_block(again, e.loc)
+        e.binop(operator.sub, trips, e.const(1), target=loop.counter)
+        e.jump(self.edge(loop.latch, loop.header))
 
     def switch(self, e, value, cases):
         """A chain of ``if value == key`` tests over (key, target label) pairs."""

@@ -211,16 +211,21 @@ def _takes_star_args(dispatcher):
 
 
 def fwd_tape_push(ctx, stmt, e):
-    """fwd: ``push(rec)`` / push the tangents of rec's float items first, just below it.
-
-    Below, not above: a record may end with a block id that the next reverse block pops
-    on its own, so the primal record must stay on top."""
+    """fwd: ``push(rec)`` / ``push((tangents of rec's float items..., *rec))``: one push,
+    tangents below the primal items (a record may end with a block id that the next
+    reverse block pops on its own, so the primal items must stay on top)."""
     from .forward import differentiable_items
-    rec = stmt.value.args[1]
+    tape, rec = stmt.value.args
     typ = ctx.typeof(rec.name)
-    if (isinstance(typ, types.BaseTuple) and differentiable_items(typ)) or is_float(typ):
-        e.call(tape_rt.tape_push, [stmt.value.args[0], ctx.tangent(e, rec)], hint="pushed")
-    e.stmt(clone_stmt(stmt))
+    if isinstance(typ, types.BaseTuple) and differentiable_items(typ):
+        tan = ctx.tangent(e, rec)
+        items = [e.item(tan, k, hint="t") for k in range(len(differentiable_items(typ)))]
+        items += [e.item(rec, k, hint="p") for k in range(len(typ.types))]
+        e.call(tape_rt.tape_push, [tape, e.tuple(items, hint="duals")], hint="pushed")
+    elif is_float(typ):
+        e.call(tape_rt.tape_push, [tape, e.tuple([ctx.tangent(e, rec), rec])], hint="pushed")
+    else:
+        e.stmt(clone_stmt(stmt))
 
 
 def fwd_tape_pop(ctx, stmt, e):

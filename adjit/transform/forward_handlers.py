@@ -159,7 +159,7 @@ def fwd_call(ctx, stmt, e):
         return fwd_tape_pop(ctx, stmt, e)
     if callee in ALLOCATIONS:
         return fwd_allocation(ctx, stmt, e)
-    if isinstance(ftype, types.Dispatcher):
+    if isinstance(ftype, types.Dispatcher) and lookup(ftype.dispatcher) is None:
         return fwd_derived_call(ctx, stmt, e, ftype.dispatcher)
     if expr.kws or expr.vararg:
         if any(ctx.active(v) for v in expr.list_vars()):

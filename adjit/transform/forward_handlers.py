@@ -161,12 +161,54 @@ def fwd_call(ctx, stmt, e):
         return fwd_allocation(ctx, stmt, e)
     if isinstance(ftype, types.Dispatcher) and lookup(ftype.dispatcher) is None:
         return fwd_derived_call(ctx, stmt, e, ftype.dispatcher)
+    if isinstance(ftype, types.BoundFunction):
+        callee, receiver = method_key(ctx, expr.func)
+        args = [receiver] + list(expr.args) if receiver is not None else list(expr.args)
+        if any(ctx.active(a) for a in args):
+            return fwd_array_rule(ctx, stmt, e, callee, args)
+    elif lookup(callee) is not NONDIFF and any(
+            ctx.active(a) and isinstance(ctx.typeof(a.name), types.Array) for a in expr.args):
+        return fwd_array_rule(ctx, stmt, e, callee, list(expr.args))
     if expr.kws or expr.vararg:
         if any(ctx.active(v) for v in expr.list_vars()):
             raise ctx.unsupported("a call with keyword or star arguments", stmt.loc)
     name = getattr(callee, "__name__", None) or str(ftype)
     apply_rule(ctx, stmt, e, lookup(callee) if callee is not None else None, name,
                list(expr.args))
+
+
+def method_key(ctx, func_var):
+    """``(typing key, receiver)`` of a method call such as ``x.sum()``."""
+    typ = ctx.typeof(func_var.name)
+    for block in ctx.blocks.values():
+        for s in block.body:
+            if (isinstance(s, ir.Assign) and s.target.name == func_var.name
+                    and isinstance(s.value, ir.Expr) and s.value.op == "getattr"):
+                return typ.typing_key, s.value.value
+    return None, None
+
+
+def fwd_array_rule(ctx, stmt, e, prim, args):
+    """fwd: ``y = p(arrays)`` (``np.sum``, ``np.dot`` ...) / ``y%dot = sum_k dy_k(y, args,
+    a_k%dot)`` over the active arguments, with the tangents of ``rules/arrays.py``."""
+    from ..rules.arrays import lookup_array
+    rule, target = lookup_array(prim), stmt.target
+    name = getattr(prim, "__name__", None) or str(prim)
+    if rule is None or len(args) != rule.arity or not is_float(ctx.typeof(target.name)):
+        raise ctx.unsupported(f"'{name}' on arrays", stmt.loc,
+                              "array-valued operations have no forward rule yet")
+    old = emit_primal(ctx, stmt, e)
+    if not ctx.active(target):
+        return
+    primal_args = [_use(e, old, a) for a in args]
+    total = None
+    for k, a in enumerate(args):
+        if ctx.active(a) and rule.tangents[k] is not None:
+            term = e.call(rule.tangents[k], [target] + primal_args + [_tan(ctx, e, old, a)],
+                          hint="term")
+            total = term if total is None else e.binop(operator.add, total, term, hint="tan")
+    ctx.set_tangent(e, target, total if total is not None else
+                    ctx.zero(e, target, ctx.typeof(target.name)))
 
 
 def fwd_derived_call(ctx, stmt, e, dispatcher):

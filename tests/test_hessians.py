@@ -94,3 +94,19 @@ def test_jvp_arrays_and_errors():
         adjit.jvp(rosenbrock)(x)
     with pytest.raises(Exception, match="tangent of 'x' must match"):
         adjit.jvp(rosenbrock)(x, 1.0)
+
+
+def reductions(x, y):
+    return np.linalg.norm(x) + np.max(x) + np.prod(x) + np.mean(x) + np.dot(x, y) + x.sum()
+
+
+def test_array_reductions_forward_and_forward_over_reverse():
+    from adjit.testing import check_jvp
+    x = np.linspace(0.1, 1.0, 7)
+    y = np.cos(x)
+    check_jvp(reductions, x, y)
+    g = adjit.grad(reductions)
+    v = np.sin(np.arange(7.0))
+    h = 1e-5
+    fd = (g(x + h * v, y) - g(x - h * v, y)) / (2 * h)
+    np.testing.assert_allclose(adjit.hvp(reductions)(x, y, v), fd, rtol=1e-6, atol=1e-8)

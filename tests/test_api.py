@@ -134,3 +134,33 @@ def test_show_prints_all_three_programs(capsys):
     assert "primal typed IR" in text and "forward pass" in text and "reverse pass" in text
     assert "# line" in text and "adjit_tape" in text
     assert "forward pass" in capsys.readouterr().out
+
+
+@numba.njit
+def shared_helper(a, b):
+    return a * math.sin(b)
+
+
+def calls_helper_twice(x, y):
+    return shared_helper(x, y) + shared_helper(y, x) * shared_helper(x, x)
+
+
+def test_callee_called_from_several_places_is_derived_once():
+    from adjit.transform.reverse import program
+    before = {k for k in program._programs if k[0] is shared_helper.py_func}
+    check_grad(calls_helper_twice, 0.4, 1.3, argnums=(0, 1))
+    after = {k for k in program._programs if k[0] is shared_helper.py_func}
+    assert len(after - before) == 1
+
+
+def test_dump_ir_prints_every_pass(capsys, monkeypatch):
+    import adjit.config
+
+    def dumped(x):
+        return x * 3.0
+
+    monkeypatch.setattr(adjit.config, "DUMP_IR", True)
+    assert adjit.grad(dumped)(2.0) == 3.0
+    out = capsys.readouterr().out
+    assert "normalise:inplace_binop_to_binop of" in out
+    assert "forward pass of" in out and "# line" in out

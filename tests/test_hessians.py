@@ -110,3 +110,25 @@ def test_array_reductions_forward_and_forward_over_reverse():
     h = 1e-5
     fd = (g(x + h * v, y) - g(x - h * v, y)) / (2 * h)
     np.testing.assert_allclose(adjit.hvp(reductions)(x, y, v), fd, rtol=1e-6, atol=1e-8)
+
+
+@numba.njit
+def mixed_tuple(x):
+    return (x * 2.0, 3, math.sin(x))
+
+
+@numba.njit
+def consume_tuple(t, y):
+    return t[0] * y + t[2] * t[1]
+
+
+def passes_mixed_tuple(x, y):
+    return consume_tuple(mixed_tuple(x), y) * x
+
+
+def test_hvp_through_saved_tuple_with_int_item():
+    # the tangent record of a (float, int, float) record is (float, float)
+    g = adjit.grad(passes_mixed_tuple)
+    h = 1e-5
+    fd = (g(0.7 + h, 1.3) - g(0.7 - h, 1.3)) / (2 * h)
+    assert adjit.hvp(passes_mixed_tuple)(0.7, 1.3, 1.0) == pytest.approx(fd, rel=1e-7)

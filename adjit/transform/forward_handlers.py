@@ -277,10 +277,19 @@ def fwd_tape_pop(ctx, stmt, e):
     tape = stmt.value.args[0]
     e.stmt(clone_stmt(stmt))
     if isinstance(typ, types.BaseTuple) and differentiable_items(typ):
-        ttype = types.Tuple([types.unliteral(typ.types[k]) for k in differentiable_items(typ)])
-        e.call(tape_rt.pop_record(ttype), [tape], target=_dot(stmt.target.name))
+        e.call(tape_rt.pop_record(tangent_type(typ)), [tape], target=_dot(stmt.target.name))
     elif is_float(typ):
         e.call(tape_rt.pop_record(typ), [tape], target=_dot(stmt.target.name))
+
+
+def tangent_type(typ):
+    """The type of a value's tangent: floats and arrays keep theirs, a tuple becomes the
+    tuple of its differentiable items' tangent types (ints drop out, at any depth)."""
+    from .forward import differentiable_items
+    typ = types.unliteral(typ)
+    if isinstance(typ, types.BaseTuple):
+        return types.Tuple([tangent_type(typ.types[k]) for k in differentiable_items(typ)])
+    return typ
 
 
 def fwd_allocation(ctx, stmt, e):

@@ -60,3 +60,32 @@ def test_hvp_forward_over_reverse(case):
                                                    if isinstance(a, float)])
     assert hv2 == pytest.approx(hv, rel=1e-12, abs=1e-12)
     assert grad_value == pytest.approx(g(*case.args), rel=1e-12, abs=1e-12)
+
+
+def chain_of_ufuncs(x):
+    return np.sum(np.sin(np.cos(np.exp(x))))
+
+
+def array_arithmetic(x, y):
+    return np.sum((x * y - 2.0) ** 2 / (1.0 + y * y))
+
+
+def scaled_dot(x, a):
+    return np.dot(np.exp(x) * a, x)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (chain_of_ufuncs, (np.linspace(0.1, 1.0, 12).reshape(3, 4),)),
+    (array_arithmetic, (np.linspace(0.1, 1.0, 6), np.cos(np.linspace(0.1, 1.0, 6)))),
+    (scaled_dot, (np.linspace(0.1, 1.0, 5), 0.7)),
+], ids=["chain_of_ufuncs", "array_arithmetic", "scaled_dot"])
+def test_jvp_elementwise_array_operations(fn, args):
+    check_jvp(fn, *args)
+
+
+def test_jvp_refuses_broadcasting_loudly():
+    def broadcast(x, y):
+        return np.sum(np.arctan2(x, y))
+
+    with pytest.raises(ValueError, match="broadcasting"):
+        adjit.jvp(broadcast)(np.ones(3), np.ones(1), np.ones(3), np.ones(1))

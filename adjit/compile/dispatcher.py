@@ -67,7 +67,8 @@ class BuildGeneratedIR(FunctionPass):
 
 
 class GeneratedPipeline(CompilerBase):
-    """BuildGeneratedIR, then Numba's standard typed and lowering passes."""
+    """BuildGeneratedIR, then Numba's standard typed and lowering passes (less the
+    after-inference rewrites, which are optimisations)."""
 
     def define_pipelines(self):
         pm = PassManager("adjit_generated")
@@ -77,7 +78,8 @@ class GeneratedPipeline(CompilerBase):
         pm.add_pass(typed_passes.NopythonTypeInference, "nopython frontend")
         pm.add_pass(typed_passes.PreLowerStripPhis, "remove phis nodes")
         pm.add_pass(typed_passes.InlineOverloads, "inline overloaded functions")
-        pm.add_pass(typed_passes.NopythonRewrites, "nopython rewrites")
+        # no NopythonRewrites: its array-expression fusion builds Python functions whose
+        # parameters are IR variable names, and generated names contain '%' on purpose
         lowering = DefaultPassBuilder.define_nopython_lowering_pipeline(self.state)
         for pass_cls, desc in lowering.passes:
             pm.add_pass(pass_cls, desc)

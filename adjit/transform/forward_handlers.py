@@ -6,12 +6,14 @@ operand reads that operand's old value through a copy taken before the primal st
 """
 import operator
 
+import numba
 import numpy as np
 from numba.core import ir, types
+from numba.extending import overload
 
 from ..ir.builder import clone_stmt, clone_value
 from ..rules import NONDIFF, lookup
-from ..rules.core import MINUS_ONE, ONE, ZERO, ArgPartial, FuncPartial
+from ..rules.core import MINUS_ONE, ONE, ZERO, ArgPartial, FuncPartial, Rule
 from ..runtime import tape as tape_rt
 from .analysis import is_float, is_float_array
 
@@ -95,6 +97,65 @@ def tangent_term(e, partial, dx, ans, args):
     return e.binop(operator.mul, d, dx, hint="term")
 
 
+_elementwise_cache = {}
+
+
+def elementwise_partial(partial, nargs):
+    """A scalar partial applied at every element of an array result (``np.sin(x)``,
+    ``a / b`` on arrays): a ``FuncPartial`` whose function returns the array of partials.
+    Arguments are arrays of the result's size or scalars; broadcasting is refused."""
+    key = (partial, nargs)
+    if key not in _elementwise_cache:
+        d = partial.jit
+        if partial.takes_ans and nargs == 1:
+            def at_every(ans, a):
+                out = np.empty_like(ans)
+                for i in range(ans.size):
+                    out.flat[i] = d(ans.flat[i], _element(a, i, ans.size))
+                return out
+        elif partial.takes_ans:
+            def at_every(ans, a, b):
+                out = np.empty_like(ans)
+                for i in range(ans.size):
+                    out.flat[i] = d(ans.flat[i], _element(a, i, ans.size),
+                                    _element(b, i, ans.size))
+                return out
+        elif nargs == 1:
+            def at_every(ans, a):
+                out = np.empty_like(ans)
+                for i in range(ans.size):
+                    out.flat[i] = d(_element(a, i, ans.size))
+                return out
+        else:
+            def at_every(ans, a, b):
+                out = np.empty_like(ans)
+                for i in range(ans.size):
+                    out.flat[i] = d(_element(a, i, ans.size), _element(b, i, ans.size))
+                return out
+        wrapped = FuncPartial(lambda ans, *args: None)
+        wrapped.takes_ans, wrapped.reads_ans = True, True
+        wrapped.reads_args = tuple(range(nargs))
+        wrapped._jit = numba.njit(at_every)
+        _elementwise_cache[key] = wrapped
+    return _elementwise_cache[key]
+
+
+def _element(a, i, size):
+    """Element ``i`` of an array of ``size`` elements, or the scalar itself."""
+
+
+@overload(_element)
+def _element_impl(a, i, size):
+    if isinstance(a, types.Array):
+        def impl(a, i, size):
+            if a.size != size:
+                raise ValueError("adjit: broadcasting between arrays of different shapes "
+                                 "has no forward rule")
+            return a.flat[i]
+        return impl
+    return lambda a, i, size: a
+
+
 def apply_rule(ctx, stmt, e, rule, name, args):
     """fwd: ``y%dot = sum_k d_k * a_k%dot`` over the active float operands."""
     if rule is None and not any(ctx.active(a) for a in args) and not ctx.active(stmt.target):
@@ -106,16 +167,21 @@ def apply_rule(ctx, stmt, e, rule, name, args):
     target = stmt.target
     if not ctx.active(target):
         return
-    if not is_float(ctx.typeof(target.name)) or any(
-            ctx.active(a) and not is_float(ctx.typeof(a.name)) for a in args):
-        raise ctx.unsupported(f"'{name}' on arrays", stmt.loc,
-                              "array-valued operations have no forward rule yet")
+    ttype = ctx.typeof(target.name)
+    elementwise = is_float_array(ttype)
+    if not (is_float(ttype) or elementwise) or any(
+            ctx.active(a) and not (is_float(ctx.typeof(a.name)) or (
+                elementwise and is_float_array(ctx.typeof(a.name)))) for a in args):
+        raise ctx.unsupported(f"'{name}' on {ttype}", stmt.loc,
+                              "this operation has no forward rule for these types")
     primal_args = [_use(e, old, a) for a in args]
     total = None
     for k, a in enumerate(args):
         partial = rule.partial(k) if rule is not NONDIFF else ZERO
         if partial is ZERO or not ctx.active(a):
             continue
+        if elementwise and isinstance(partial, FuncPartial):
+            partial = elementwise_partial(partial, len(args))
         term = tangent_term(e, partial, _tan(ctx, e, old, a), target, primal_args)
         total = term if total is None else e.binop(operator.add, total, term, hint="tan")
     if total is None:
@@ -166,7 +232,7 @@ def fwd_call(ctx, stmt, e):
         args = [receiver] + list(expr.args) if receiver is not None else list(expr.args)
         if any(ctx.active(a) for a in args):
             return fwd_array_rule(ctx, stmt, e, callee, args)
-    elif lookup(callee) is not NONDIFF and any(
+    elif not isinstance(lookup(callee), Rule) and any(
             ctx.active(a) and isinstance(ctx.typeof(a.name), types.Array) for a in expr.args):
         return fwd_array_rule(ctx, stmt, e, callee, list(expr.args))
     if expr.kws or expr.vararg:

@@ -18,6 +18,7 @@ from ...rules.arrays import ALLOCATIONS, add_nonzero_at, lookup_array
 from ...rules.core import MINUS_ONE, ONE, ZERO, ArgPartial, FuncPartial
 from ..analysis import is_differentiable, is_float
 from .context import TAPE, bar, bar_item
+from .elementwise import rev_elementwise
 from .shadows import fresh_flag, is_element_index
 
 
@@ -70,6 +71,8 @@ def apply_rule(ctx, stmt, e, rule, prim_name, args):
 def rev_binop(ctx, stmt, e):
     """fwd: unchanged / rev: the operator's rule (``operator.mul``, ``@`` on arrays etc.)."""
     expr = stmt.value
+    if ctx.elementwise(expr) is not None:
+        return rev_elementwise(ctx, stmt, e)
     if ctx.active_array(expr.lhs) or ctx.active_array(expr.rhs):
         return apply_array_rule(ctx, stmt, e, expr.fn, [expr.lhs, expr.rhs])
     apply_rule(ctx, stmt, e, lookup(expr.fn), getattr(expr.fn, "__name__", expr.fn),
@@ -79,6 +82,8 @@ def rev_binop(ctx, stmt, e):
 def rev_unary(ctx, stmt, e):
     """fwd: unchanged / rev: the rule of ``operator.neg`` / ``pos`` / ``not_``."""
     expr = stmt.value
+    if ctx.elementwise(expr) is not None:
+        return rev_elementwise(ctx, stmt, e)
     apply_rule(ctx, stmt, e, lookup(expr.fn), getattr(expr.fn, "__name__", expr.fn),
                [expr.value])
 
@@ -138,6 +143,8 @@ def rev_call(ctx, stmt, e):
     callee, receiver = ctx.callee_key(expr.func)
     if callee in ALLOCATIONS:
         return rev_allocation(ctx, stmt, e)
+    if ctx.elementwise(expr) is not None:
+        return rev_elementwise(ctx, stmt, e)
     args = ([receiver] if receiver is not None else []) + list(expr.args)
     if lookup(callee) is not NONDIFF and any(ctx.active_array(a) for a in args):
         return apply_array_rule(ctx, stmt, e, callee, args)

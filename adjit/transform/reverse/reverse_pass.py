@@ -170,7 +170,8 @@ class ReversePass:
         # element reads are recomputed at the head of the block: only from arrays no
         # element write can have changed by then
         reads_data = (getattr(value, "op", None) in ("getitem", "static_getitem")
-                      and not isinstance(ctx.typeof(name), types.Array))
+                      and not isinstance(ctx.typeof(name), types.Array)
+                      ) or ctx.elementwise(value) is not None
         for op in operands(value):
             typ = types.unliteral(ctx.typeof(op.name))
             if isinstance(typ, types.Array):
@@ -191,6 +192,8 @@ class ReversePass:
             return True
         if not isinstance(value, ir.Expr):
             return False
+        if ctx.elementwise(value) is not None:  # an array: recomputed, never saved
+            return True
         if value.op in ("static_getitem", "getattr"):
             # items and attributes of tuples, numbers and (checked) arrays; other
             # containers (typed lists, dicts, jitclasses) may have changed since
@@ -238,7 +241,7 @@ class ReversePass:
     def unwritten_array(self, var):
         """An array the reverse pass may read again and get what the forward pass read
         (an argument never modified, see ``Shadows.readable``)."""
-        return self.ctx.readable(var.name)
+        return self.ctx.readable(var.name, remat=False)  # an element: not a whole array
 
     def goto_predecessor(self, e, label):
         """End rev(B): jump to the edge block of the predecessor that was actually taken."""

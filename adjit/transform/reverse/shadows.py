@@ -164,8 +164,25 @@ class Shadows:
         return None
 
     def is_allocation(self, value):
+        """An array constructor, or an elementwise operation (``np.sin(x)``, ``a * b``),
+        whose result is a new array."""
         return (isinstance(value, ir.Expr) and value.op == "call"
-                and self.callee_object(value.func) in ALLOCATIONS)
+                and self.callee_object(value.func) in ALLOCATIONS) or (
+                    self.elementwise(value) is not None)
+
+    def elementwise(self, value):
+        """``(primitive, operands)`` of an elementwise array operation, else None."""
+        from .elementwise import elementwise_parts
+        return elementwise_parts(self, value)
+
+    def rematerialisable(self, name):
+        """Whether the reverse pass may recompute elementwise result ``name``: it is never
+        written, and the arrays it reads may be read (recursively recomputed)."""
+        if self.written & {name, None} or self.mutated & {name, None}:
+            return False
+        _, operands = self.elementwise(self.definition(name))
+        return all(self.readable(a.name) for a in operands
+                   if isinstance(self.typeof(a.name), types.Array))
 
     # -- shadows --------------------------------------------------------------------
     def shadow_of(self, var, loc, e):
@@ -289,12 +306,16 @@ class Shadows:
         call but a derived ``@njit`` callee (whose reverse undoes its writes)."""
         return [] if self.derives_call(stmt) else call_writes(self.fn, stmt.value)
 
-    def readable(self, name, reads_data=True):
+    def readable(self, name, reads_data=True, remat=True):
         """Whether the reverse pass may use primal array ``name``: it must be (a view of)
         an argument that is never modified without being restored; reading its elements
         (``reads_data``) also needs the reads to be recomputed at the right point, which
-        element-written arrays cannot promise (their element reads are saved instead)."""
+        element-written arrays cannot promise (their element reads are saved instead).
+        The result of an elementwise operation is recomputed (``remat``) when it is never
+        written and its inputs are readable."""
         base = self.array_base(name)
+        if base is not None and self.elementwise(self.definition(base)) is not None:
+            return remat and self.rematerialisable(base)  # recomputed where it is read
         if base is None or base in self.local_arrays or base in self.lazy_arrays:
             return False
         if base in self.mutated or None in self.mutated:

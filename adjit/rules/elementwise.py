@@ -1,0 +1,147 @@
+"""Reverse-mode helpers for elementwise array operations built from scalar rules.
+
+``y = p(a0[, a1])`` applied elementwise (``np.sin(x)``, ``x * y``, ``2.0 * x``, ``-x``,
+``x ** 2``) reuses the scalar partials of ``p`` (``rules.core``). For operand ``k`` the
+helper ``update(g, ans, a0[, a1], shadow)`` walks every element of ``ans`` (1-D or 2-D):
+``v = g[i] * d_k(ans[i], a0[i], a1[i])``, adds ``v`` into ``shadow[i]`` when ``shadow`` is an
+array, and returns the sum of the ``v`` (the adjoint of a scalar operand). A scalar
+operand is read as the same value at every position. Arrays of another shape than
+``ans`` (NumPy broadcasting) raise ``ValueError`` instead of being read out of bounds.
+"""
+import numba
+import numpy as np
+from numba.core import types
+from numba.extending import overload
+
+from .core import MINUS_ONE, ONE, ArgPartial, FuncPartial
+
+
+def _at(a, i, j):
+    """Element ``(i, j)`` of a 2-D array, ``j`` of a 1-D one, or the scalar itself."""
+
+
+@overload(_at)
+def _at_impl(a, i, j):
+    if isinstance(a, types.Array):
+        if a.ndim == 1:
+            return lambda a, i, j: a[j]
+        return lambda a, i, j: a[i, j]
+    return lambda a, i, j: a
+
+
+def _add_at(shadow, i, j, v):
+    """``shadow[(i,) j] += v`` for an array; nothing for a scalar placeholder."""
+
+
+@overload(_add_at)
+def _add_at_impl(shadow, i, j, v):
+    if isinstance(shadow, types.Array):
+        if shadow.ndim == 1:
+            def add1(shadow, i, j, v):
+                shadow[j] += v
+            return add1
+
+        def add2(shadow, i, j, v):
+            shadow[i, j] += v
+        return add2
+    return lambda shadow, i, j, v: None
+
+
+def _check_shape(a, ans):
+    """Raise unless array ``a`` has the shape of ``ans`` (scalars always pass)."""
+
+
+@overload(_check_shape)
+def _check_shape_impl(a, ans):
+    if isinstance(a, types.Array):
+        def check(a, ans):
+            if a.shape != ans.shape:
+                raise ValueError("adjit: elementwise operation on arrays of different "
+                                 "shapes (broadcasting) is not differentiable")
+        return check
+    return lambda a, ans: None
+
+
+def _dims(ans):
+    """(rows, columns) of the loops over a 1-D or 2-D array."""
+
+
+@overload(_dims)
+def _dims_impl(ans):
+    if ans.ndim == 1:
+        return lambda ans: (1, ans.shape[0])
+    return lambda ans: (ans.shape[0], ans.shape[1])
+
+
+def _scalar_partial(partial, arity):
+    """The partial as a numba function ``d(ans, a0[, a1])`` of scalars."""
+    if partial is ONE:
+        return numba.njit(lambda ans, *a: 1.0)
+    if partial is MINUS_ONE:
+        return numba.njit(lambda ans, *a: -1.0)
+    if isinstance(partial, ArgPartial):
+        k = partial.index
+        return numba.njit(lambda ans, *a: a[k])
+    if isinstance(partial, FuncPartial):
+        f = partial.jit
+        if partial.takes_ans:
+            return numba.njit(lambda ans, *a: f(ans, *a))
+        return numba.njit(lambda ans, *a: f(*a))
+    raise TypeError(partial)
+
+
+_CACHE = {}
+
+
+def elementwise_update(partial, arity):
+    """The numba helper ``update(g, ans, *operands, shadow) -> float`` of one partial."""
+    key = (id(partial), arity)
+    if key not in _CACHE:
+        d = _scalar_partial(partial, arity)
+        if arity == 1:
+            def update(g, ans, a0, shadow):
+                _check_shape(g, ans)
+                _check_shape(a0, ans)
+                _check_shape(shadow, ans)
+                rows, cols = _dims(ans)
+                total = 0.0
+                for i in range(rows):
+                    for j in range(cols):
+                        v = _at(g, i, j) * d(_at(ans, i, j), _at(a0, i, j))
+                        _add_at(shadow, i, j, v)
+                        total += v
+                return total
+        elif arity == 2:
+            def update(g, ans, a0, a1, shadow):
+                _check_shape(g, ans)
+                _check_shape(a0, ans)
+                _check_shape(a1, ans)
+                _check_shape(shadow, ans)
+                rows, cols = _dims(ans)
+                total = 0.0
+                for i in range(rows):
+                    for j in range(cols):
+                        v = _at(g, i, j) * d(_at(ans, i, j), _at(a0, i, j), _at(a1, i, j))
+                        _add_at(shadow, i, j, v)
+                        total += v
+                return total
+        else:
+            raise ValueError("elementwise operations take one or two operands")
+        _CACHE[key] = (partial, numba.njit(update))  # keep partial alive: id() is the key
+    return _CACHE[key][1]
+
+
+def reads_operand(partial, k):
+    """Whether partial ``partial`` reads operand ``k``'s value (else ``ans``/others only)."""
+    if partial is ONE or partial is MINUS_ONE:
+        return False
+    if isinstance(partial, ArgPartial):
+        return partial.index == k
+    return k in partial.reads_args
+
+
+def reads_ans(partial):
+    return isinstance(partial, FuncPartial) and partial.reads_ans
+
+
+ZERO_SHADOW = np.float64(0.0)

@@ -1,0 +1,102 @@
+"""Elementwise array operations in reverse mode: ``np.sin(x)``, ``x * y``, ``2.0 * x``,
+``-x``, ``x ** 2`` on 1-D/2-D float arrays, differentiated with the scalar rules.
+
+Their result is a new array, handled like an allocation in the function (``y%shadow``,
+zeroed, see ``shadows.py``). Its primal values never reach the reverse pass through the
+tape (which holds scalars only): when an update needs them (``exp``'s partial reads
+``ans``, ``np.dot(np.exp(x), y)`` reads ``exp(x)``) the reverse pass recomputes the
+elementwise expression chain from arrays it may read (``Shadows.readable``).
+"""
+import operator
+
+from numba.core import ir, types
+
+from ...rules import NONDIFF, lookup
+from ...rules.core import ZERO
+from ...rules.elementwise import elementwise_update, reads_ans, reads_operand
+from ..analysis import is_float_array
+from .shadows import fresh_flag
+
+_BINOPS = (operator.add, operator.sub, operator.mul, operator.truediv, operator.pow)
+_UNARY = (operator.neg, operator.pos)
+
+
+def elementwise_parts(ctx, value):
+    """``(primitive, operands)`` when ``value`` is an elementwise operation returning a
+    float array, 1-D or 2-D, whose array operands have its rank; else None."""
+    if not isinstance(value, ir.Expr):
+        return None
+    if value.op == "binop" and value.fn in _BINOPS:
+        prim, operands = value.fn, [value.lhs, value.rhs]
+    elif value.op == "unary" and value.fn in _UNARY:
+        prim, operands = value.fn, [value.value]
+    elif value.op == "call" and not (value.kws or value.vararg or value.varkwarg):
+        prim, operands = ctx.callee_object(value.func), list(value.args)
+        if prim is None or isinstance(ctx.typeof(value.func.name), types.Dispatcher):
+            return None
+        rule = lookup(prim)
+        if rule is None or rule is NONDIFF or not 1 <= len(operands) <= 2:
+            return None
+    else:
+        return None
+    sig = ctx.fn.calltypes.get(value)
+    if sig is None:
+        return None
+    result = sig.return_type
+    if not (is_float_array(result) and result.ndim in (1, 2)):
+        return None
+    for a in operands:
+        typ = types.unliteral(ctx.typeof(a.name))
+        if isinstance(typ, types.Array):
+            if typ.ndim != result.ndim:
+                return None
+        elif not isinstance(typ, (types.Float, types.Integer, types.Boolean)):
+            return None
+    return prim, operands
+
+
+def rev_elementwise(ctx, stmt, e):
+    """fwd: ``y = sin(x)``, ``a * b``, ``-a`` on arrays (a new array) / rev:
+    ``x%shadow[i] += y%shadow[i] * d(x[i])``; a scalar operand takes the sum."""
+    prim, operands = elementwise_parts(ctx, stmt.value)
+    target = stmt.target
+    rule = lookup(prim)
+    if rule is None or rule is NONDIFF:
+        raise ctx.unsupported(f"'{getattr(prim, '__name__', prim)}' on arrays", stmt.loc,
+                              "no differentiation rule is registered for it")
+    for a in operands:
+        if a.name in ctx.act.carriers and not ctx.is_active(a):
+            raise ctx.unsupported(f"an elementwise operation on {ctx.typeof(a.name)}",
+                                  stmt.loc)
+    if not ctx.active_array(target):
+        if any(ctx.is_active(a) for a in operands):
+            raise ctx.unsupported("an elementwise operation with an inactive result",
+                                  stmt.loc)
+        return
+    g = ctx.shadow_of(target, stmt.loc, e)
+    for k, a in enumerate(operands):
+        partial = rule.partial(k)
+        if not ctx.is_active(a) or partial is ZERO:
+            continue
+        if not (ctx.active_array(a) or ctx.active_float(a)):
+            raise ctx.unsupported(f"an elementwise operation on {ctx.typeof(a.name)}",
+                                  stmt.loc)
+        ans = target if reads_ans(partial) else g
+        passed = []
+        for j, b in enumerate(operands):
+            if reads_operand(partial, j):
+                passed.append(b)
+            elif isinstance(ctx.typeof(b.name), types.Array):
+                passed.append(g)   # same rank; its values are not read
+            else:
+                passed.append(e.const(0.0, hint="unused"))
+        update = elementwise_update(partial, len(operands))
+        if ctx.active_array(a):
+            e.call(update, [g, ans] + passed + [ctx.shadow_of(a, stmt.loc, e)], hint="void")
+        else:
+            total = e.call(update, [g, ans] + passed + [e.const(0.0, hint="noshadow")],
+                           hint="sum")
+            ctx.accumulate(e, a, total)
+    if target.name in ctx.lazy_arrays:  # earlier uses belong to an earlier array
+        e.assign(ir.Const(True, stmt.loc), target=fresh_flag(target.name))
+

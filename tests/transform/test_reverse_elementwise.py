@@ -1,0 +1,103 @@
+"""Reverse mode through elementwise array operations: ufuncs with a scalar rule, array
+arithmetic, a scalar operand, and chains whose values the reverse pass recomputes."""
+import numpy as np
+import pytest
+
+import adjit
+from adjit.errors import UnsupportedError
+from adjit.testing import check_grad
+
+X1 = np.linspace(0.1, 0.9, 10)
+Y1 = np.linspace(1.0, 2.0, 10)
+X2 = np.linspace(0.1, 0.9, 100).reshape(10, 10)
+
+
+def sum_sin(x):
+    return np.sum(np.sin(x))
+
+
+def chain(x):
+    return np.sum(np.sin(np.cos(np.exp(x))))
+
+
+def squares(x, y):
+    return np.sum((x * y - 2.0) ** 2)
+
+
+def scaled(x, s):
+    return np.sum(s * x) + np.sum(x / s) - np.sum(-x)
+
+
+def dot_exp(x, y):
+    return np.dot(np.exp(x), y)
+
+
+def loop_over_sin(x):
+    z = np.sin(x)
+    s = 0.0
+    for i in range(z.shape[0]):
+        s += z[i] * z[i]
+    return s
+
+
+def in_loop(x):
+    s = 0.0
+    for k in range(3):
+        z = np.tanh(x * (k + 1.0))
+        s += np.sum(z * np.sqrt(x))
+    return s
+
+
+@pytest.mark.parametrize("x", [X1, X2], ids=["1d", "2d"])
+def test_sum_sin(x):
+    check_grad(sum_sin, x)
+
+
+def test_chain_2d():
+    check_grad(chain, X2)
+
+
+def test_binary_ops_and_power():
+    check_grad(squares, X1, Y1, argnums=(0, 1))
+
+
+def test_scalar_operand_takes_the_sum():
+    check_grad(scaled, X1, 1.5, argnums=(0, 1))
+    check_grad(scaled, X2, 0.7, argnums=(0, 1))
+
+
+def test_dot_reads_recomputed_exp():
+    check_grad(dot_exp, X1, Y1, argnums=(0, 1))
+
+
+def test_element_reads_of_a_ufunc_result():
+    check_grad(loop_over_sin, X1)
+
+
+def test_elementwise_result_allocated_in_a_loop():
+    check_grad(in_loop, X1)
+
+
+def written_then_read(x):
+    z = np.exp(x)
+    z[0] = 0.0
+    return np.dot(z, x)
+
+
+def broadcast(x, r):
+    return np.sum(x + r)
+
+
+def test_written_result_cannot_be_recomputed():
+    with pytest.raises(UnsupportedError):
+        adjit.grad(written_then_read)(X1)
+
+
+def test_broadcasting_different_ranks_is_refused():
+    with pytest.raises(UnsupportedError):
+        adjit.grad(broadcast, (0, 1))(X2, Y1)
+
+
+def test_broadcasting_same_rank_raises_at_run_time():
+    with pytest.raises(ValueError):
+        adjit.grad(broadcast, (0, 1))(X2, X2[:1])

@@ -9,6 +9,8 @@ elementwise expression chain from arrays it may read (``Shadows.readable``).
 """
 import operator
 
+import numpy as np
+
 from numba.core import ir, types
 
 from ...rules import NONDIFF, lookup
@@ -18,12 +20,14 @@ from ..analysis import is_float_array
 from .shadows import fresh_flag
 
 _BINOPS = (operator.add, operator.sub, operator.mul, operator.truediv, operator.pow)
-_UNARY = (operator.neg, operator.pos)
+_UNARY = (operator.neg,)
 
 
 def elementwise_parts(ctx, value):
     """``(primitive, operands)`` when ``value`` is an elementwise operation returning a
-    float array, 1-D or 2-D, whose array operands have its rank; else None."""
+    float array, 1-D or 2-D, whose array operands have its rank; else None. Only NumPy
+    ufuncs and the arithmetic operators count: a scalar rule registered for another
+    function says nothing about what that function does to arrays."""
     if not isinstance(value, ir.Expr):
         return None
     if value.op == "binop" and value.fn in _BINOPS:
@@ -32,7 +36,7 @@ def elementwise_parts(ctx, value):
         prim, operands = value.fn, [value.value]
     elif value.op == "call" and not (value.kws or value.vararg or value.varkwarg):
         prim, operands = ctx.callee_object(value.func), list(value.args)
-        if prim is None or isinstance(ctx.typeof(value.func.name), types.Dispatcher):
+        if not isinstance(prim, np.ufunc):  # other callees need not act elementwise
             return None
         rule = lookup(prim)
         if rule is None or rule is NONDIFF or not 1 <= len(operands) <= 2:

@@ -74,39 +74,6 @@ def all_active(fn):
     return act
 
 
-def forward_activity(fn, active_args):
-    """``activity`` plus what forward mode needs on top: an array that receives an active
-    value (``out[i] = v``) is active from its allocation on, and so are its aliases."""
-    act = activity(fn, active_args)
-    stmts = [s for b in fn.func_ir.blocks.values() for s in b.body]
-    changed = True
-    while changed:
-        changed = False
-        for stmt in stmts:
-            if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
-                if stmt.value.name in act.active and stmt.target.name not in act.active:
-                    act.active.add(stmt.target.name)
-                    changed = True
-            elif isinstance(stmt, ir.Assign):
-                name, value = stmt.target.name, stmt.value
-                typ = types.unliteral(fn.typeof(name))
-                if name in act.active or name in act.carriers:
-                    if (isinstance(value, ir.Var) and isinstance(typ, types.Array)
-                            and value.name not in act.active):
-                        act.active.add(value.name)  # an alias of an active array
-                        changed = True
-                    continue
-                if isinstance(value, ir.Arg) or not act.touches(value):
-                    continue
-                if has_tangent(typ):
-                    act.active.add(name)
-                    changed = True
-                elif _carries(typ):
-                    act.carriers.add(name)
-                    changed = True
-    return act
-
-
 class ForwardContext:
     """One function's JVP build: activity, tangent names, zero tangents, derived calls."""
 
@@ -115,7 +82,7 @@ class ForwardContext:
         self.blocks = fn.func_ir.blocks
         self.active_args = frozenset(active_args)
         self.generated = is_generated(fn.py_func) or fn.extra.get("generated", False)
-        self.act = all_active(fn) if self.generated else forward_activity(fn, self.active_args)
+        self.act = all_active(fn) if self.generated else activity(fn, self.active_args)
         self.tangent_args = tangent_arg_names(fn.arg_names, self.active_args)
 
     def typeof(self, name):

@@ -12,6 +12,7 @@ from numba.core import ir, types
 from numba.extending import overload
 
 from ..ir.builder import clone_stmt, clone_value
+from ..ir.nodes import node_kind  # noqa: F401  (re-exported for forward.py)
 from ..rules import NONDIFF, lookup
 from ..rules.core import MINUS_ONE, ONE, ZERO, ArgPartial, FuncPartial, Rule
 from ..runtime import tape as tape_rt
@@ -20,20 +21,6 @@ from .analysis import is_float, is_float_array
 
 def _dot(name):
     return f"{name}%dot"
-
-
-def node_kind(stmt):
-    """Handler key: the expression op, or the node class name."""
-    if isinstance(stmt, ir.Assign):
-        value = stmt.value
-        if isinstance(value, ir.Expr):
-            return value.op
-        if isinstance(value, ir.Var):
-            return "var"
-        if isinstance(value, (ir.Global, ir.FreeVar)):
-            return "global"
-        return type(value).__name__.lower()
-    return type(stmt).__name__.lower()
 
 
 def emit_primal(ctx, stmt, e):

@@ -9,7 +9,6 @@ operand is read as the same value at every position. Arrays of another shape tha
 ``ans`` (NumPy broadcasting) raise ``ValueError`` instead of being read out of bounds.
 """
 import numba
-import numpy as np
 from numba.core import types
 from numba.extending import overload
 
@@ -143,5 +142,3 @@ def reads_operand(partial, k):
 def reads_ans(partial):
     return isinstance(partial, FuncPartial) and partial.reads_ans
 
-
-ZERO_SHADOW = np.float64(0.0)

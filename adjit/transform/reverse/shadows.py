@@ -9,6 +9,9 @@ Every active array has a shadow of its shape that the reverse pass increments in
   the forward pass (``y%shape``); one allocated in a loop or a branch gets a fresh shadow
   at its first reverse use after each allocation (``y%fresh`` marks it stale). Its primal
   values never reach the reverse pass: reads of it are saved as scalars.
+- the result of an elementwise operation (``np.sin(x)``, ``a * b``) is a new array too and
+  gets a shadow the same way; when the reverse pass needs its values it recomputes it,
+  provided it is never written and its inputs are readable (``elementwise.py``).
 
 The reverse pass runs after the primal has finished, so it may read a primal array only
 when that array holds what it held at the matching forward point. Element writes

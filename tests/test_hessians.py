@@ -132,3 +132,17 @@ def test_hvp_through_saved_tuple_with_int_item():
     h = 1e-5
     fd = (g(0.7 + h, 1.3) - g(0.7 - h, 1.3)) / (2 * h)
     assert adjit.hvp(passes_mixed_tuple)(0.7, 1.3, 1.0) == pytest.approx(fd, rel=1e-7)
+
+
+def elementwise_chain(x, y):
+    return np.sum(np.sin(np.cos(np.exp(x)))) + np.sum((x * y - 2.0) ** 2) + np.dot(np.exp(x), y)
+
+
+def test_hvp_through_elementwise_array_operations():
+    x = np.linspace(0.1, 1.0, 6)
+    y = np.cos(x)
+    v = np.sin(np.arange(6.0))
+    g = adjit.grad(elementwise_chain)
+    h = 1e-5
+    fd = (g(x + h * v, y) - g(x - h * v, y)) / (2 * h)
+    np.testing.assert_allclose(adjit.hvp(elementwise_chain)(x, y, v), fd, rtol=1e-6, atol=1e-8)

@@ -124,6 +124,24 @@ def nondiff(*prims):
         _RULES.pop(prim, None)
 
 
+_LINEAR = {}
+
+
+def deflinear(prim, *positions):
+    """Declare ``prim`` linear, jointly, in the arguments at ``positions`` (and independent
+    of the others, which must be integers): its tangent is the same call on the tangents
+    of those arguments. Also right for helpers that add into an array argument."""
+    _LINEAR[prim] = tuple(positions)
+
+
+def lookup_linear(prim):
+    """The linear argument positions of ``prim``, or None."""
+    try:
+        return _LINEAR.get(prim)
+    except TypeError:
+        return None
+
+
 def lookup(prim):
     """The rule of ``prim``, ``NONDIFF`` if declared non-differentiable, else ``None``."""
     try:

@@ -12,7 +12,7 @@ import numba
 from numba.core import types
 from numba.extending import overload
 
-from .core import MINUS_ONE, ONE, ArgPartial, FuncPartial
+from .core import MINUS_ONE, ONE, ArgPartial, FuncPartial, deflinear, nondiff
 
 
 def _at(a, i, j):
@@ -72,20 +72,30 @@ def _dims_impl(ans):
     return lambda ans: (ans.shape[0], ans.shape[1])
 
 
+# forward mode (forward-over-reverse) goes through these helpers too
+deflinear(_at, 0)
+deflinear(_add_at, 0, 3)
+nondiff(_check_shape, _dims)
+
+
 def _scalar_partial(partial, arity):
-    """The partial as a numba function ``d(ans, a0[, a1])`` of scalars."""
-    if partial is ONE:
-        return numba.njit(lambda ans, *a: 1.0)
-    if partial is MINUS_ONE:
-        return numba.njit(lambda ans, *a: -1.0)
-    if isinstance(partial, ArgPartial):
-        k = partial.index
-        return numba.njit(lambda ans, *a: a[k])
+    """The partial as a numba function ``d(ans, a0[, a1])`` of scalars (fixed arity, no
+    ``*args``: forward mode differentiates these again under forward-over-reverse)."""
     if isinstance(partial, FuncPartial):
         f = partial.jit
-        if partial.takes_ans:
-            return numba.njit(lambda ans, *a: f(ans, *a))
-        return numba.njit(lambda ans, *a: f(*a))
+        if arity == 1:
+            return numba.njit((lambda ans, a0: f(ans, a0)) if partial.takes_ans
+                              else (lambda ans, a0: f(a0)))
+        return numba.njit((lambda ans, a0, a1: f(ans, a0, a1)) if partial.takes_ans
+                          else (lambda ans, a0, a1: f(a0, a1)))
+    if partial is ONE or partial is MINUS_ONE:
+        c = 1.0 if partial is ONE else -1.0
+        return numba.njit((lambda ans, a0: c) if arity == 1 else (lambda ans, a0, a1: c))
+    if isinstance(partial, ArgPartial):
+        if arity == 1:
+            return numba.njit(lambda ans, a0: a0)
+        return numba.njit((lambda ans, a0, a1: a0) if partial.index == 0
+                          else (lambda ans, a0, a1: a1))
     raise TypeError(partial)
 
 

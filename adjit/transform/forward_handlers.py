@@ -14,7 +14,7 @@ from numba.extending import overload
 from ..ir.builder import clone_stmt, clone_value
 from ..ir.nodes import node_kind  # noqa: F401  (re-exported for forward.py)
 from ..rules import NONDIFF, lookup
-from ..rules.core import MINUS_ONE, ONE, ZERO, ArgPartial, FuncPartial, Rule
+from ..rules.core import MINUS_ONE, ONE, ZERO, ArgPartial, FuncPartial, Rule, lookup_linear
 from ..runtime import tape as tape_rt
 from .analysis import is_float, is_float_array
 
@@ -212,6 +212,8 @@ def fwd_call(ctx, stmt, e):
         return fwd_tape_pop(ctx, stmt, e)
     if callee in ALLOCATIONS:
         return fwd_allocation(ctx, stmt, e)
+    if lookup_linear(callee) is not None:
+        return fwd_linear(ctx, stmt, e, lookup_linear(callee))
     if isinstance(ftype, types.Dispatcher) and lookup(ftype.dispatcher) is None:
         return fwd_derived_call(ctx, stmt, e, ftype.dispatcher)
     if isinstance(ftype, types.BoundFunction):
@@ -272,15 +274,20 @@ def fwd_derived_call(ctx, stmt, e, dispatcher):
     sig = ctx.fn.calltypes[expr]
     argtypes = tuple(types.unliteral(t) for t in sig.args)
     call_args = list(expr.args)
-    if _takes_star_args(dispatcher):
-        # the callee's IR takes one tuple: pack the arguments (and their tangents) into it
-        argtypes = (types.StarArgTuple.from_types([ctx.typeof(a.name) for a in expr.args]),)
-        call_args = [e.tuple(expr.args, hint="packed")]
-        if any(ctx.active(a) for a in expr.args):
-            ctx.act.carriers.add(call_args[0].name)
-            e.assign(e.tuple([ctx.tangent(e, a) for a in expr.args
+    npos = _positional_count(dispatcher)
+    if npos is not None:
+        # the callee's IR takes the trailing arguments as one tuple: pack them (and their
+        # tangents) the same way
+        rest = expr.args[npos:]
+        argtypes = tuple(ctx.typeof(a.name) for a in expr.args[:npos]) + (
+            types.StarArgTuple.from_types([ctx.typeof(a.name) for a in rest]),)
+        packed = e.tuple(rest, hint="packed")
+        call_args = list(expr.args[:npos]) + [packed]
+        if any(ctx.active(a) for a in rest):
+            ctx.act.carriers.add(packed.name)
+            e.assign(e.tuple([ctx.tangent(e, a) for a in rest
                               if has_tangent(ctx.typeof(a.name))], hint="packed_dot"),
-                     target=_dot(call_args[0].name))
+                     target=_dot(packed.name))
     if is_generated(dispatcher) and len(call_args) == len(expr.args):
         mask = tuple(i for i, t in enumerate(argtypes) if has_tangent(t))
     else:
@@ -299,10 +306,13 @@ def fwd_derived_call(ctx, stmt, e, dispatcher):
         e.item(dual, 1, target=_dot(stmt.target.name))
 
 
-def _takes_star_args(dispatcher):
+def _positional_count(dispatcher):
+    """For a callee with ``*args``: how many positional parameters come first; else None."""
     import inspect
-    params = inspect.signature(dispatcher.py_func).parameters.values()
-    return any(p.kind is p.VAR_POSITIONAL for p in params)
+    params = list(inspect.signature(dispatcher.py_func).parameters.values())
+    if params and params[-1].kind is params[-1].VAR_POSITIONAL:
+        return len(params) - 1
+    return None
 
 
 def fwd_tape_push(ctx, stmt, e):
@@ -343,6 +353,20 @@ def tangent_type(typ):
     if isinstance(typ, types.BaseTuple):
         return types.Tuple([tangent_type(typ.types[k]) for k in differentiable_items(typ)])
     return typ
+
+
+def fwd_linear(ctx, stmt, e, positions):
+    """fwd: ``y = p(a, i)`` linear in ``a`` / ``y%dot = p(a%dot, i)`` (``rules.deflinear``)."""
+    e.stmt(clone_stmt(stmt))
+    if not any(ctx.active(stmt.value.args[k]) for k in positions):
+        if ctx.active(stmt.target):
+            e.assign(ctx.zero(e, stmt.target, ctx.typeof(stmt.target.name)),
+                     target=_dot(stmt.target.name))
+        return
+    args = [ctx.tangent(e, a) if k in positions else a for k, a in enumerate(stmt.value.args)]
+    out = e.call(stmt.value.func, args, hint="lin")
+    if ctx.active(stmt.target):
+        e.assign(out, target=_dot(stmt.target.name))
 
 
 def fwd_allocation(ctx, stmt, e):

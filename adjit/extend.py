@@ -22,10 +22,15 @@ Escalation order, from least to most work:
    primitives that have rules, and keep it ``@njit`` (step 1). A hand-written
    forward/backward pair (``custom_vjp`` in JAX terms) is not supported yet.
 
+``deflinear(f, *positions)`` declares a helper linear in some arguments (its tangent is the
+same call on their tangents), for helpers that index or add into arrays.
+
 Check every rule with ``adjit.testing.check_grad`` and ``check_jvp`` on its own domain.
 Rules apply to plain scalar primitives: a call whose arguments or result are arrays still
 needs a derived rule or raises ``UnsupportedError``.
 """
-from .rules.core import MINUS_ONE, ONE, ZERO, arg, defderiv, defderivs, lookup, nondiff
+from .rules.core import (MINUS_ONE, ONE, ZERO, arg, defderiv, defderivs, deflinear, lookup,
+                         nondiff)
 
-__all__ = ["defderiv", "defderivs", "nondiff", "lookup", "ONE", "MINUS_ONE", "ZERO", "arg"]
+__all__ = ["defderiv", "defderivs", "deflinear", "nondiff", "lookup", "ONE", "MINUS_ONE",
+           "ZERO", "arg"]

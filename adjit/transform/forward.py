@@ -24,7 +24,8 @@ from ..compile.dispatcher import generated_dispatcher
 from ..errors import UnsupportedError
 from ..ir.builder import Emitter, clone_stmt
 from .analysis import Activity, _carries, activity, is_differentiable, is_float
-from .forward_handlers import FWD_HANDLERS, node_kind
+from ..ir.nodes import node_kind
+from .forward_handlers import FWD_HANDLERS
 from .reverse.forward_pass import copy_phi_inputs, is_phi, phi_exports
 
 

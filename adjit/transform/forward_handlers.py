@@ -12,7 +12,6 @@ from numba.core import ir, types
 from numba.extending import overload
 
 from ..ir.builder import clone_stmt, clone_value
-from ..ir.nodes import node_kind  # noqa: F401  (re-exported for forward.py)
 from ..rules import NONDIFF, lookup
 from ..rules.core import MINUS_ONE, ONE, ZERO, ArgPartial, FuncPartial, Rule, lookup_linear
 from ..runtime import tape as tape_rt

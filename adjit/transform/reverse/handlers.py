@@ -13,6 +13,7 @@ import operator
 from numba.core import ir, types
 
 from ...ir.builder import fresh_name
+from ...ir.nodes import node_kind
 from ...rules import NONDIFF, lookup
 from ...rules.arrays import ALLOCATIONS, add_nonzero_at, lookup_array
 from ...rules.core import MINUS_ONE, ONE, ZERO, ArgPartial, FuncPartial
@@ -365,20 +366,6 @@ HANDLERS = {
     "setitem": rev_setitem,
     "staticsetitem": rev_setitem,
 }
-
-
-def node_kind(stmt):
-    """The handler key of a statement: the expression op, or the node class name."""
-    if isinstance(stmt, ir.Assign):
-        value = stmt.value
-        if isinstance(value, ir.Expr):
-            return value.op
-        if isinstance(value, ir.Var):
-            return "var"
-        if isinstance(value, (ir.Global, ir.FreeVar)):
-            return "global"
-        return type(value).__name__.lower()
-    return type(stmt).__name__.lower()
 
 
 def touches_active(ctx, stmt):

@@ -25,6 +25,15 @@ _transforms = {}
 _lock = threading.Lock()
 
 
+def _entry_block(py_func):
+    """The single block of a top-level transform's IR, located at ``py_func``'s ``def``
+    line, and an emitter appending to it."""
+    loc = ir.Loc(inspect.getsourcefile(py_func) or "<adjit>", py_func.__code__.co_firstlineno)
+    scope = ir.Scope(None, loc)
+    block = ir.Block(scope, loc)
+    return block, Emitter(block, scope, loc)
+
+
 def _normalise_argnums(argnums, nparams, fname):
     """Validate ``argnums`` against the signature; return (tuple, was_int)."""
     single = isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool)
@@ -85,12 +94,8 @@ class _Wrapper:
             _check_scalar_output(self.fname, capture(self.func, primal_types))
             active = self.argnums
         program = derive(self.func, primal_types, active)
-        loc = ir.Loc(inspect.getsourcefile(self.py_func) or "<adjit>",
-                     self.py_func.__code__.co_firstlineno)
-        scope = ir.Scope(None, loc)
-        block = ir.Block(scope, loc)
-        e = Emitter(block, scope, loc)
-        args = [e.assign(ir.Arg(name, i, loc), target=name)
+        block, e = _entry_block(self.py_func)
+        args = [e.assign(ir.Arg(name, i, e.loc), target=name)
                 for i, name in enumerate(self.stub_names())]
         tape = e.call(tape_acquire, [], hint="tape")
         y = e.call(program.fwd, [tape] + args[:n], hint="y")
@@ -165,12 +170,8 @@ class _JVPWrapper:
         active = tuple(i for i, t in enumerate(primal_types) if is_differentiable(t))
         _check_tangents(self.fname, self.names, primal_types, active, tangent_types)
         program = derive_jvp(self.func, primal_types, active)
-        loc = ir.Loc(inspect.getsourcefile(self.py_func) or "<adjit>",
-                     self.py_func.__code__.co_firstlineno)
-        scope = ir.Scope(None, loc)
-        block = ir.Block(scope, loc)
-        e = Emitter(block, scope, loc)
-        packed = e.assign(ir.Arg("args", 0, loc), target="args")
+        block, e = _entry_block(self.py_func)
+        packed = e.assign(ir.Arg("args", 0, e.loc), target="args")
         args = [e.item(packed, k, hint="a") for k in range(len(flat))]
         for j, i in enumerate(active):
             if is_float_array(primal_types[i]):
@@ -273,11 +274,8 @@ class _HVPWrapper:
         g = grad(self.func, self.argnum)
         active = tuple(i for i, t in enumerate(primal_types) if is_differentiable(t))
         program = derive_jvp(g, primal_types, active)
-        loc = ir.Loc("<adjit hvp>", 0)
-        scope = ir.Scope(None, loc)
-        block = ir.Block(scope, loc)
-        e = Emitter(block, scope, loc)
-        args = [e.assign(ir.Arg(name, i, loc), target=f"{name}%in")
+        block, e = _entry_block(py_function_of(self.func))
+        args = [e.assign(ir.Arg(name, i, e.loc), target=f"{name}%in")
                 for i, name in enumerate(self.stub_names())]
         tangents = [args[n] if i == self.argnum else
                     (e.call(np.zeros_like, [args[i]], hint="zero") if is_float_array(

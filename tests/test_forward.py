@@ -89,3 +89,28 @@ def test_jvp_refuses_broadcasting_loudly():
 
     with pytest.raises(ValueError, match="broadcasting"):
         adjit.jvp(broadcast)(np.ones(3), np.ones(1), np.ones(3), np.ones(1))
+
+
+@numba.njit
+def relu(z):
+    return z * (z >= 0)
+
+
+def small_mlp(W2, W1, Y, X):
+    return np.sum((Y - W2 @ relu(W1 @ X)) ** 2)
+
+
+def kron_sum(a, b):
+    return np.sum(np.kron(a, b))
+
+
+def tanh_matvec(A, x):
+    return np.sum(np.tanh(np.dot(A, x)))
+
+
+def test_jvp_bilinear_array_products():
+    rng = np.random.default_rng(3)
+    check_jvp(small_mlp, rng.standard_normal((3, 4)), rng.standard_normal((4, 5)),
+              rng.standard_normal((3, 2)), rng.standard_normal((5, 2)))
+    check_jvp(kron_sum, rng.standard_normal((2, 2)), rng.standard_normal((3, 3)))
+    check_jvp(tanh_matvec, rng.standard_normal((3, 4)), rng.standard_normal(4))

@@ -92,8 +92,14 @@ class ForwardContext:
     def active(self, var):
         """Whether ``var`` has a tangent: an active float/array, or a container
         (tuple, iterator, pair) that holds active values."""
-        return isinstance(var, ir.Var) and (var.name in self.act.active
-                                            or var.name in self.act.carriers)
+        if not isinstance(var, ir.Var):
+            return False
+        if var.name in self.act.active:
+            return True
+        if var.name not in self.act.carriers:
+            return False
+        typ = self.typeof(var.name)  # bool arrays and the like carry no tangent
+        return has_tangent(typ) or isinstance(typ, (types.Pair, types.SimpleIteratorType))
 
     def unsupported(self, construct, loc, detail=""):
         return UnsupportedError(construct, self.fn.name, loc, detail)

@@ -154,6 +154,10 @@ def apply_rule(ctx, stmt, e, rule, name, args):
     if not ctx.active(target):
         return
     ttype = ctx.typeof(target.name)
+    if rule is NONDIFF:  # comparisons, floor, ... : a zero tangent where one is needed
+        if is_float(ttype) or is_float_array(ttype):
+            ctx.set_tangent(e, target, ctx.zero(e, target, ttype))
+        return
     elementwise = is_float_array(ttype)
     if not (is_float(ttype) or elementwise) or any(
             ctx.active(a) and not (is_float(ctx.typeof(a.name)) or (
@@ -178,6 +182,8 @@ def apply_rule(ctx, stmt, e, rule, name, args):
 def fwd_binop(ctx, stmt, e):
     """fwd: ``y = a op b`` / tangent from the operator's partials."""
     expr = stmt.value
+    if expr.fn in BILINEAR and isinstance(ctx.typeof(stmt.target.name), types.Array):
+        return fwd_bilinear(ctx, stmt, e, [expr.lhs, expr.rhs])
     apply_rule(ctx, stmt, e, lookup(expr.fn), getattr(expr.fn, "__name__", expr.fn),
                [expr.lhs, expr.rhs])
 
@@ -213,6 +219,9 @@ def fwd_call(ctx, stmt, e):
         return fwd_allocation(ctx, stmt, e)
     if lookup_linear(callee) is not None:
         return fwd_linear(ctx, stmt, e, lookup_linear(callee))
+    if (callee in BILINEAR and isinstance(ctx.typeof(stmt.target.name), types.Array)
+            and len(expr.args) == 2 and not expr.kws):
+        return fwd_bilinear(ctx, stmt, e, list(expr.args))
     if isinstance(ftype, types.Dispatcher) and lookup(ftype.dispatcher) is None:
         return fwd_derived_call(ctx, stmt, e, ftype.dispatcher)
     if isinstance(ftype, types.BoundFunction):
@@ -283,7 +292,7 @@ def fwd_derived_call(ctx, stmt, e, dispatcher):
         packed = e.tuple(rest, hint="packed")
         call_args = list(expr.args[:npos]) + [packed]
         if any(ctx.active(a) for a in rest):
-            ctx.act.carriers.add(packed.name)
+            ctx.act.active.add(packed.name)
             e.assign(e.tuple([ctx.tangent(e, a) for a in rest
                               if has_tangent(ctx.typeof(a.name))], hint="packed_dot"),
                      target=_dot(packed.name))
@@ -366,6 +375,33 @@ def fwd_linear(ctx, stmt, e, positions):
     out = e.call(stmt.value.func, args, hint="lin")
     if ctx.active(stmt.target):
         e.assign(out, target=_dot(stmt.target.name))
+
+
+BILINEAR = {operator.matmul, np.dot, np.outer, np.kron, np.multiply}
+
+
+def fwd_bilinear(ctx, stmt, e, args):
+    """fwd: ``C = A @ B`` (``np.dot``, ``np.outer``, ``np.kron``) / ``C%dot = dA @ B +
+    A @ dB``: the product rule of a bilinear map, on the arrays themselves."""
+    old = emit_primal(ctx, stmt, e)
+    if not ctx.active(stmt.target):
+        return
+    a, b = (_use(e, old, v) for v in args)
+    expr = stmt.value
+
+    def apply(x, y):
+        if expr.op == "binop":
+            return e.binop(expr.fn, x, y, hint="bil")
+        return e.call(expr.func, [x, y], hint="bil")
+
+    terms = []
+    if ctx.active(args[0]):
+        terms.append(apply(_tan(ctx, e, old, args[0]), b))
+    if ctx.active(args[1]):
+        terms.append(apply(a, _tan(ctx, e, old, args[1])))
+    total = terms[0] if len(terms) == 1 else e.binop(operator.add, terms[0], terms[1],
+                                                      hint="tan")
+    e.assign(total, target=_dot(stmt.target.name))
 
 
 def fwd_allocation(ctx, stmt, e):

@@ -1,5 +1,6 @@
 """Elementwise array operations in reverse mode: ``np.sin(x)``, ``x * y``, ``2.0 * x``,
-``-x``, ``x ** 2`` on 1-D/2-D float arrays, differentiated with the scalar rules.
+``-x``, ``x ** 2`` on 1-D/2-D float arrays, differentiated with the scalar rules; array
+comparisons (``z >= 0``) make boolean masks, with no derivative.
 
 Their result is a new array, handled like an allocation in the function (``y%shadow``,
 zeroed, see ``shadows.py``). Its primal values never reach the reverse pass through the
@@ -21,6 +22,8 @@ from .shadows import fresh_flag
 
 _BINOPS = (operator.add, operator.sub, operator.mul, operator.truediv, operator.pow)
 _UNARY = (operator.neg,)
+# comparisons make boolean masks (``z * (z >= 0)``): no derivative, recomputed when read
+_COMPARE = (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne)
 
 
 def elementwise_parts(ctx, value):
@@ -30,7 +33,7 @@ def elementwise_parts(ctx, value):
     function says nothing about what that function does to arrays."""
     if not isinstance(value, ir.Expr):
         return None
-    if value.op == "binop" and value.fn in _BINOPS:
+    if value.op == "binop" and value.fn in _BINOPS + _COMPARE:
         prim, operands = value.fn, [value.lhs, value.rhs]
     elif value.op == "unary" and value.fn in _UNARY:
         prim, operands = value.fn, [value.value]
@@ -47,7 +50,9 @@ def elementwise_parts(ctx, value):
     if sig is None:
         return None
     result = sig.return_type
-    if not (is_float_array(result) and result.ndim in (1, 2)):
+    if not (isinstance(result, types.Array) and result.ndim in (1, 2) and (
+            is_float_array(result) or (prim in _COMPARE
+                                       and isinstance(result.dtype, types.Boolean)))):
         return None
     for a in operands:
         typ = types.unliteral(ctx.typeof(a.name))
@@ -64,12 +69,15 @@ def rev_elementwise(ctx, stmt, e):
     ``x%shadow[i] += y%shadow[i] * d(x[i])``; a scalar operand takes the sum."""
     prim, operands = elementwise_parts(ctx, stmt.value)
     target = stmt.target
+    if prim in _COMPARE:
+        return  # a boolean mask
     rule = lookup(prim)
     if rule is None or rule is NONDIFF:
         raise ctx.unsupported(f"'{getattr(prim, '__name__', prim)}' on arrays", stmt.loc,
                               "no differentiation rule is registered for it")
     for a in operands:
-        if a.name in ctx.act.carriers and not ctx.is_active(a):
+        if (a.name in ctx.act.carriers and not ctx.is_active(a)
+                and not is_mask(ctx.typeof(a.name))):
             raise ctx.unsupported(f"an elementwise operation on {ctx.typeof(a.name)}",
                                   stmt.loc)
     if not ctx.active_array(target):
@@ -104,3 +112,9 @@ def rev_elementwise(ctx, stmt, e):
     if target.name in ctx.lazy_arrays:  # earlier uses belong to an earlier array
         e.assign(ir.Const(True, stmt.loc), target=fresh_flag(target.name))
 
+
+
+def is_mask(typ):
+    """A boolean or integer array: it carries no derivative."""
+    return isinstance(typ, types.Array) and isinstance(typ.dtype, (types.Boolean,
+                                                                   types.Integer))

@@ -171,7 +171,7 @@ class ReversePass:
         # element write can have changed by then
         reads_data = (getattr(value, "op", None) in ("getitem", "static_getitem")
                       and not isinstance(ctx.typeof(name), types.Array)
-                      ) or ctx.elementwise(value) is not None
+                      ) or ctx.fresh_op(value) is not None
         for op in operands(value):
             typ = types.unliteral(ctx.typeof(op.name))
             if isinstance(typ, types.Array):
@@ -192,7 +192,7 @@ class ReversePass:
             return True
         if not isinstance(value, ir.Expr):
             return False
-        if ctx.elementwise(value) is not None:  # an array: recomputed, never saved
+        if ctx.fresh_op(value) is not None:  # an array: recomputed, never saved
             return True
         if value.op in ("static_getitem", "getattr"):
             # items and attributes of tuples, numbers and (checked) arrays; other

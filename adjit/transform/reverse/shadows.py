@@ -9,9 +9,10 @@ Every active array has a shadow of its shape that the reverse pass increments in
   the forward pass (``y%shape``); one allocated in a loop or a branch gets a fresh shadow
   at its first reverse use after each allocation (``y%fresh`` marks it stale). Its primal
   values never reach the reverse pass: reads of it are saved as scalars.
-- the result of an elementwise operation (``np.sin(x)``, ``a * b``) is a new array too and
-  gets a shadow the same way; when the reverse pass needs its values it recomputes it,
-  provided it is never written and its inputs are readable (``elementwise.py``).
+- the result of an elementwise operation (``np.sin(x)``, ``a * b``) or of a matrix product
+  (``A @ B``) is a new array too and gets a shadow the same way; when the reverse pass
+  needs its values it recomputes it, provided it is never written and its inputs are
+  readable (``elementwise.py``, ``matmul.py``).
 
 The reverse pass runs after the primal has finished, so it may read a primal array only
 when that array holds what it held at the matching forward point. Element writes
@@ -171,19 +172,45 @@ class Shadows:
         whose result is a new array."""
         return (isinstance(value, ir.Expr) and value.op == "call"
                 and self.callee_object(value.func) in ALLOCATIONS) or (
-                    self.elementwise(value) is not None)
+                    self.fresh_op(value) is not None)
 
     def elementwise(self, value):
         """``(primitive, operands)`` of an elementwise array operation, else None."""
         from .elementwise import elementwise_parts
         return elementwise_parts(self, value)
 
+    def matmul(self, value):
+        """``(primitive, [a, b])`` of a matrix product returning an array, else None."""
+        from .matmul import matmul_parts
+        return matmul_parts(self, value)
+
+    def fresh_op(self, value):
+        """``(primitive, operands)`` of an operation whose result is a new array the
+        reverse pass may recompute (elementwise operations, matrix products), else None."""
+        return self.elementwise(value) or self.matmul(value) or self.array_call(value)
+
+    def array_call(self, value):
+        """``(callee, args)`` of a call to an ``@njit`` function without a rule that returns
+        a float array and writes none of its arguments (its derived reverse takes the
+        result's shadow as ``ybar``; the reverse pass recomputes it by calling it again),
+        else None."""
+        if not (isinstance(value, ir.Expr) and value.op == "call") or (
+                value.kws or value.vararg or value.varkwarg):
+            return None
+        if (not isinstance(self.typeof(value.func.name), types.Dispatcher)
+                or self.has_rule(value.func)):
+            return None
+        sig = self.fn.calltypes.get(value)
+        if sig is None or not is_float_array(sig.return_type) or call_writes(self.fn, value):
+            return None
+        return value.func, list(value.args)
+
     def rematerialisable(self, name):
         """Whether the reverse pass may recompute elementwise result ``name``: it is never
         written, and the arrays it reads may be read (recursively recomputed)."""
         if self.written & {name, None} or self.mutated & {name, None}:
             return False
-        _, operands = self.elementwise(self.definition(name))
+        _, operands = self.fresh_op(self.definition(name))
         return all(self.readable(a.name) for a in operands
                    if isinstance(self.typeof(a.name), types.Array))
 
@@ -302,7 +329,7 @@ class Shadows:
                 or self.has_rule(stmt.value.func)):
             return False
         return (self.active_float(stmt.target) or self.active_tuple(stmt.target)
-                or any(self.active_array(a) for a in stmt.value.args))
+                or self.active_array(stmt.target) or any(self.active_array(a) for a in stmt.value.args))
 
     def arrays_a_call_may_write(self, stmt):
         """Array arguments of a call that it may write without undoing it: those of any
@@ -317,7 +344,7 @@ class Shadows:
         The result of an elementwise operation is recomputed (``remat``) when it is never
         written and its inputs are readable."""
         base = self.array_base(name)
-        if base is not None and self.elementwise(self.definition(base)) is not None:
+        if base is not None and self.fresh_op(self.definition(base)) is not None:
             return remat and self.rematerialisable(base)  # recomputed where it is read
         if base is None or base in self.local_arrays or base in self.lazy_arrays:
             return False

@@ -1,0 +1,48 @@
+"""Reverse-mode helpers for matrix products producing arrays: ``C = A @ B`` and
+``np.dot(A, B)`` with ``A`` 2-D and ``B`` 2-D or 1-D.
+
+``update_a(g, b, shadow)`` adds ``g @ b.T`` (the outer product ``g b^T`` for a 1-D ``b``)
+into ``A``'s shadow, ``update_b(g, a, shadow)`` adds ``a.T @ g`` into ``B``'s shadow; ``g``
+is ``C``'s shadow. Both use Numba's BLAS-backed ``@`` (it needs SciPy).
+"""
+import numba
+import numpy as np
+from numba.core import types
+from numba.extending import overload
+
+
+def matmul_update_a(g, b, shadow):
+    """``shadow += g @ b.T`` (``np.outer(g, b)`` for a 1-D ``b``)."""
+
+
+@overload(matmul_update_a)
+def _matmul_update_a_impl(g, b, shadow):
+    if isinstance(b, types.Array) and b.ndim == 1:
+        def update1(g, b, shadow):
+            if shadow.shape != (g.shape[0], b.shape[0]):
+                raise ValueError("adjit: matrix product shadow of the wrong shape")
+            for i in range(g.shape[0]):
+                gi = g[i]
+                for j in range(b.shape[0]):
+                    shadow[i, j] += gi * b[j]
+        return update1
+
+    def update2(g, b, shadow):
+        shadow += np.ascontiguousarray(g) @ np.ascontiguousarray(b.T)
+    return update2
+
+
+def matmul_update_b(g, a, shadow):
+    """``shadow += a.T @ g``."""
+
+
+@overload(matmul_update_b)
+def _matmul_update_b_impl(g, a, shadow):
+    def update(g, a, shadow):
+        shadow += np.ascontiguousarray(a.T) @ np.ascontiguousarray(g)
+    return update
+
+
+# called from generated reverse code: as dispatchers
+update_a = numba.njit(lambda g, b, shadow: matmul_update_a(g, b, shadow))
+update_b = numba.njit(lambda g, a, shadow: matmul_update_b(g, a, shadow))

@@ -1,0 +1,79 @@
+"""Reverse mode through matrix products producing arrays (``A @ B``, ``np.dot(A, B)``,
+2-D @ 2-D and 2-D @ 1-D), recomputed where a later update reads them, and through an
+``@njit`` helper returning an array (the ``simple_mlp`` benchmark's shape)."""
+import numba
+import numpy as np
+import pytest
+
+import adjit
+from adjit.testing import check_grad
+
+RNG = np.random.default_rng(0)
+A = RNG.standard_normal((3, 4))
+B = RNG.standard_normal((4, 5))
+V = RNG.standard_normal(4)
+Y = RNG.standard_normal((3, 5))
+
+
+def sum_matmul(a, b):
+    return np.sum(a @ b)
+
+
+def squared_matvec(a, x):
+    return np.sum((a @ x) ** 2)
+
+
+def tanh_dot(w, x, y):
+    return np.sum(np.tanh(np.dot(w, x)) * y)
+
+
+@numba.njit
+def relu(z):
+    return z * (z >= 0)
+
+
+def mlp(w2, w1, y, x):
+    return np.sum((y - w2 @ relu(w1 @ x)) ** 2)
+
+
+@pytest.mark.parametrize("argnum", [0, 1])
+def test_sum_matmul(argnum):
+    check_grad(sum_matmul, A, B, argnums=argnum)
+
+
+@pytest.mark.parametrize("argnum", [0, 1])
+def test_squared_matvec(argnum):
+    check_grad(squared_matvec, A, V, argnums=argnum)
+
+
+@pytest.mark.parametrize("argnum", [0, 1, 2])
+def test_tanh_dot(argnum):
+    check_grad(tanh_dot, A, B, Y, argnums=argnum)
+
+
+@pytest.mark.parametrize("argnum", [0, 1, 2, 3])
+def test_mlp(argnum):
+    w2, w1 = RNG.standard_normal((3, 6)), RNG.standard_normal((6, 4))
+    y, x = RNG.standard_normal((3, 2)), RNG.standard_normal((4, 2))
+    check_grad(mlp, w2, w1, y, x, argnums=argnum)
+
+
+def test_mlp_matches_backpropagation():
+    w2, w1 = RNG.standard_normal((3, 6)), RNG.standard_normal((6, 4))
+    y, x = RNG.standard_normal((3, 2)), RNG.standard_normal((4, 2))
+    z = w1 @ x
+    h = z * (z >= 0)
+    r = 2.0 * (y - w2 @ h)
+    dz = -(w2.T @ r) * (z >= 0)
+    expected = (-(r @ h.T), dz @ x.T, r, w1.T @ dz)
+    got = adjit.grad(mlp, argnums=(0, 1, 2, 3))(w2, w1, y, x)
+    for g, want in zip(got, expected):
+        np.testing.assert_allclose(g, want, rtol=1e-10, atol=1e-12)
+
+
+def dot_matrix_vector(a, w):
+    return np.dot(a, w)[0]
+
+
+def test_element_of_a_matrix_vector_product():
+    check_grad(dot_matrix_vector, A, V, argnums=0)

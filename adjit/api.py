@@ -239,9 +239,11 @@ def hvp(func, argnums=0):
         raise ArgumentError(f"adjit.hvp expects a function, got {func!r}")
     py_func = py_function_of(func)
     nparams = len(inspect.signature(py_func).parameters)
-    (argnum,), single = _normalise_argnums(argnums, nparams, py_func.__qualname__)
+    nums, single = _normalise_argnums(argnums, nparams, py_func.__qualname__)
     if not single:
-        raise ArgumentError("hvp takes a single int argnums")
+        raise ArgumentError(f"hvp takes one int argnums (one argument's Hessian block), "
+                            f"got {argnums!r}")
+    (argnum,) = nums
     key = (py_func, (argnum,), True, "hvp")
     with _lock:
         disp = _transforms.get(key)

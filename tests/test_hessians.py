@@ -146,3 +146,8 @@ def test_hvp_through_elementwise_array_operations():
     h = 1e-5
     fd = (g(x + h * v, y) - g(x - h * v, y)) / (2 * h)
     np.testing.assert_allclose(adjit.hvp(elementwise_chain)(x, y, v), fd, rtol=1e-6, atol=1e-8)
+
+
+def test_hvp_argnums_must_be_one_int():
+    with pytest.raises(adjit.ArgumentError, match="hvp takes one int argnums"):
+        adjit.hvp(cube, argnums=(0,))

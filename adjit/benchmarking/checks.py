@@ -137,8 +137,11 @@ def check_grad_fd(primal, grad_out, inputs, argnums, rng, ndirs=3):
         check_directional(primal, inputs, dirs, deriv)
 
 
-def check_jvp(primal, jvp_out, inputs, tangents):
-    """Check a jvp result ``(value, df)`` against the primal and finite differences."""
+def check_jvp(primal, jvp_out, inputs, tangents, grads=None):
+    """Check a jvp result ``(value, df)`` against the primal, and ``df`` against
+    ``sum_k <grad_k, v_k>`` when verified gradients of every float argument are given
+    (exact even where finite differences are not, e.g. at ReLU kinks), else against
+    finite differences."""
     if not (isinstance(jvp_out, tuple) and len(jvp_out) == 2):
         raise CheckFailed(f"jvp should return (value, tangent), got {type(jvp_out).__name__}")
     value, df = jvp_out
@@ -146,6 +149,13 @@ def check_jvp(primal, jvp_out, inputs, tangents):
     if not _close(value, ref, 1e-10, 1e-300):
         raise CheckFailed(f"jvp value {value!r} differs from the primal {ref!r}")
     idx = float_arg_indices(inputs)
+    if grads is not None:
+        expected = sum(float(np.sum(np.asarray(g) * np.asarray(v)))
+                       for g, v in zip(grads, tangents))
+        if not _close(float(df), expected, 1e-8, 1e-10):
+            raise CheckFailed(f"jvp tangent {float(df)!r} differs from <grad, v> = "
+                              f"{expected!r}")
+        return
     check_directional(primal, inputs, dict(zip(idx, tangents)), float(df), what="jvp")
 
 

@@ -279,7 +279,8 @@ class WorkloadRun:
             for j in self._check_sets():
                 args = self.inputs[j] + self.tangents[j]
                 if kind == "jvp":
-                    checks.check_jvp(self.primal_fn, fn(*args), self.inputs[j], self.tangents[j])
+                    checks.check_jvp(self.primal_fn, fn(*args), self.inputs[j],
+                                     self.tangents[j], self._all_grads(ref_grad, j))
                 else:
                     checks.check_hvp(ref_grad, fn(*args), self.inputs[j], self.tangents[j],
                                      argnums)
@@ -291,6 +292,16 @@ class WorkloadRun:
             return None
         self.row[f"{kind}_status"] = "ok"
         return fn
+
+    def _all_grads(self, ref_grad, j):
+        """The verified gradients of every float argument at input set ``j`` (in order),
+        or None when argnums does not cover them all."""
+        idx = checks.float_arg_indices(self.inputs[j])
+        nums = self.w.argnums if isinstance(self.w.argnums, tuple) else (self.w.argnums,)
+        if ref_grad is None or tuple(nums) != tuple(idx):
+            return None
+        g = ref_grad(*self.inputs[j])
+        return g if isinstance(g, tuple) else (g,)
 
     # -- timing ---------------------------------------------------------------------------
     def time(self, fn, packed, label):

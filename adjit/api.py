@@ -10,6 +10,7 @@ gradient, a tuple gives a tuple. Gradients have their argument's type and shape.
 import inspect
 import threading
 
+import numba
 import numpy as np
 from numba.core import ir, types
 
@@ -86,7 +87,10 @@ class _Wrapper:
     def build(self, argtypes):
         """IR of the transform for one signature."""
         n = len(self.names)
-        primal_types = tuple(types.unliteral(t) for t in argtypes[:n])
+        # omitted arguments with defaults (grad and value_and_grad) take their default
+        defaults = {i: t.value for i, t in enumerate(argtypes[:n]) if isinstance(t, types.Omitted)}
+        primal_types = tuple(types.unliteral(numba.typeof(defaults[i]) if i in defaults else t)
+                             for i, t in enumerate(argtypes[:n]))
         if self.kind == "vjp":
             active = tuple(i for i, t in enumerate(primal_types) if is_differentiable(t))
         else:
@@ -97,6 +101,8 @@ class _Wrapper:
         block, e = _entry_block(self.py_func)
         args = [e.assign(ir.Arg(name, i, e.loc), target=name)
                 for i, name in enumerate(self.stub_names())]
+        for i, value in defaults.items():
+            args[i] = e.const(value, hint="default")
         tape = e.call(tape_acquire, [], hint="tape")
         y = e.call(program.fwd, [tape] + args[:n], hint="y")
         shadows = [e.call(np.zeros_like, [args[i]], hint="shadow") for i in program.array_args]
@@ -125,8 +131,9 @@ def _transform(func, argnums, kind):
         disp = _transforms.get(key)
         if disp is None:
             wrapper = _Wrapper(func, nums, single, kind)
+            defaults = py_func.__defaults__ if kind != "vjp" else None
             disp = generated_dispatcher(f"{kind}_{py_func.__name__}", wrapper.stub_names(),
-                                        wrapper.build)
+                                        wrapper.build, defaults=defaults)
             disp.adjit_wrapper = wrapper
             _transforms[key] = disp
         return disp

@@ -164,3 +164,19 @@ def test_dump_ir_prints_every_pass(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "normalise:inplace_binop_to_binop of" in out
     assert "forward pass of" in out and "# line" in out
+
+
+def with_defaults(x, n=5, scale=2.0):
+    s = 0.0
+    for i in range(n):
+        s += math.sin(x * i) * scale
+    return s
+
+
+def test_grad_fills_in_default_arguments():
+    expected = sum(2.0 * i * math.cos(0.3 * i) for i in range(5))
+    assert adjit.grad(with_defaults)(0.3) == pytest.approx(expected)
+    assert adjit.grad(with_defaults)(0.3, 5, 2.0) == pytest.approx(expected)
+    assert adjit.grad(with_defaults, argnums=2)(0.3) == pytest.approx(with_defaults(0.3) / 2.0)
+    value, _ = adjit.value_and_grad(with_defaults)(0.3, 3)
+    assert value == pytest.approx(with_defaults(0.3, 3))

@@ -24,7 +24,7 @@ def _star_stub_template(*args):
     return None
 
 
-def make_stub(name, arg_names, builder):
+def make_stub(name, arg_names, builder, defaults=None):
     """A Python function named ``name`` with parameters ``arg_names`` (``*args`` when
     None) and no body; the dispatcher built on it gets its IR from
     ``builder(argtypes) -> blocks``. With ``*args`` Numba passes one StarArgTuple."""
@@ -36,7 +36,7 @@ def make_stub(name, arg_names, builder):
             co_nlocals=len(arg_names), co_name=name, co_qualname=name)
     # a real module's globals: Numba derives symbol names from the module, and recursion
     # only resolves when both of its derivations agree
-    stub = pytypes.FunctionType(code, globals(), name)
+    stub = pytypes.FunctionType(code, globals(), name, defaults)
     stub._adjit_builder = builder
     return stub
 
@@ -100,12 +100,12 @@ class GeneratedDispatcher(CPUDispatcher):
         return super().compile(args if return_type is None else return_type(*args))
 
 
-def generated_dispatcher(name, arg_names, builder, internal=False):
+def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None):
     """A Numba dispatcher whose IR per signature is ``builder(argtypes)``.
 
     ``internal`` functions are never called from Python and skip the CPython wrapper,
     which roughly halves their compile time."""
-    stub = make_stub(name, arg_names, builder)
+    stub = make_stub(name, arg_names, builder, defaults)
     # nsz (no signed zeros) is the one fast-math flag: it lets LLVM drop the ``+ 0.0`` of
     # adjoints accumulated from zero and of zero tangents; only the sign of a zero result
     # can differ from strict IEEE. No reassociation, NaNs and infinities are kept.

@@ -8,6 +8,7 @@ from numba.core import ir, types
 
 from .. import config
 from ..ir.builder import fresh_name
+from .array_iteration import IndexArrayIteration
 from ..ir.checks import check_blocks
 from ..ir.printing import dump
 
@@ -160,7 +161,8 @@ class SquareToMultiply(Pass):
                     stmt.value = new
 
 
-NORMALISE = [InplaceBinopToBinop(), ResolveModuleAttributes(), ForwardTupleItems(),
+NORMALISE = [InplaceBinopToBinop(), ResolveModuleAttributes(), IndexArrayIteration(),
+             ForwardTupleItems(),
              NestVariadicMinMax(), SquareToMultiply()]
 
 

@@ -176,3 +176,23 @@ CASES += [
     Case(column_and_block_views, (A34,)),
     Case(loop_variable_after_loop, (X5,)),
 ]
+
+
+def enumerate_weights(x):
+    s = 0.0
+    for i, v in enumerate(x):
+        s += v * v * (i + 1)
+    return s
+
+
+def zip_pairs(x, w):
+    s = 0.0
+    for a, b in zip(x, w):
+        s += math.sin(a) * b
+    return s
+
+
+CASES += [
+    Case(enumerate_weights, (X5,)),
+    Case(zip_pairs, (X5, W4), (0, 1)),  # lengths 5 and 4: zip stops at the shorter
+]

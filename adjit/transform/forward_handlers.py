@@ -12,8 +12,9 @@ from numba.core import ir, types
 from numba.extending import overload
 
 from ..ir.builder import clone_stmt, clone_value
+from .partials import emit_partial
 from ..rules import NONDIFF, lookup
-from ..rules.core import MINUS_ONE, ONE, ZERO, ArgPartial, FuncPartial, Rule, lookup_linear
+from ..rules.core import ZERO, FuncPartial, Rule, lookup_linear
 from ..runtime import tape as tape_rt
 from .analysis import is_float, is_float_array
 
@@ -67,20 +68,6 @@ def fwd_constant(ctx, stmt, e):
     if ctx.active(stmt.target):
         e.assign(ctx.zero(e, stmt.target, ctx.typeof(stmt.target.name)),
                  target=_dot(stmt.target.name))
-
-
-def tangent_term(e, partial, dx, ans, args):
-    """One term ``d * dx`` of a primitive's tangent (see ``rules.core`` for partials)."""
-    if partial is ONE:
-        return dx
-    if partial is MINUS_ONE:
-        return e.neg(dx)
-    if isinstance(partial, ArgPartial):
-        return e.binop(operator.mul, args[partial.index], dx, hint="term")
-    call_args = [ans] if partial.takes_ans else []
-    call_args += list(args)
-    d = e.call(partial.jit, call_args, hint="d")
-    return e.binop(operator.mul, d, dx, hint="term")
 
 
 _elementwise_cache = {}
@@ -172,7 +159,7 @@ def apply_rule(ctx, stmt, e, rule, name, args):
             continue
         if elementwise and isinstance(partial, FuncPartial):
             partial = elementwise_partial(partial, len(args))
-        term = tangent_term(e, partial, _tan(ctx, e, old, a), target, primal_args)
+        term = emit_partial(e, partial, _tan(ctx, e, old, a), target, primal_args)
         total = term if total is None else e.binop(operator.add, total, term, hint="tan")
     if total is None:
         total = ctx.zero(e, target, ctx.typeof(target.name))

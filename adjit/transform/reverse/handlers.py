@@ -8,39 +8,20 @@ block's tape record or by recomputing it when that costs nothing.
 Handlers run only for statements that touch an active value, and for writes into argument
 arrays (whose overwritten values the reverse pass restores).
 """
-import operator
 
 from numba.core import ir, types
 
 from ...ir.builder import fresh_name
 from ...ir.nodes import node_kind
+from ..partials import emit_partial
 from ...rules import NONDIFF, lookup
 from ...rules.arrays import ALLOCATIONS, add_nonzero_at, lookup_array
-from ...rules.core import MINUS_ONE, ONE, ZERO, ArgPartial, FuncPartial
+from ...rules.core import ZERO
 from ..analysis import is_differentiable, is_float
 from .context import TAPE, bar, bar_item
 from .elementwise import rev_elementwise
 from .matmul import rev_matmul
 from .shadows import fresh_flag, is_element_index
-
-
-def emit_partial(e, partial, g, ans, args):
-    """The contribution ``g * d`` of one partial derivative ``d`` (see ``rules.core``)."""
-    if partial is ONE:
-        return g
-    if partial is MINUS_ONE:
-        return e.neg(g)
-    if isinstance(partial, ArgPartial):
-        return e.binop(operator.mul, g, args[partial.index], hint="prod")
-    if isinstance(partial, FuncPartial):
-        call_args = [ans] if partial.takes_ans else []
-        for i, a in enumerate(args):
-            call_args.append(a if i in partial.reads_args else e.const(0.0, hint="unused"))
-        if partial.takes_ans and not partial.reads_ans:
-            call_args[0] = e.const(0.0, hint="unused")
-        d = e.call(partial.jit, call_args, hint="d")
-        return e.binop(operator.mul, g, d, hint="prod")
-    raise TypeError(partial)
 
 
 def apply_rule(ctx, stmt, e, rule, prim_name, args):

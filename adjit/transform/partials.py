@@ -1,0 +1,26 @@
+"""Emitting the product of a seed with one partial derivative, shared by both modes."""
+import operator
+
+from ..rules.core import MINUS_ONE, ONE, ArgPartial, FuncPartial
+
+
+def emit_partial(e, partial, g, ans, args):
+    """``g * d`` for one partial derivative ``d`` (see ``rules.core``): an adjoint's
+    contribution in reverse mode (``g`` the output adjoint), a tangent term in forward mode
+    (``g`` the input tangent). Arguments the partial does not read are passed as 0.0, so
+    the reverse pass never saves them."""
+    if partial is ONE:
+        return g
+    if partial is MINUS_ONE:
+        return e.neg(g)
+    if isinstance(partial, ArgPartial):
+        return e.binop(operator.mul, g, args[partial.index], hint="prod")
+    if isinstance(partial, FuncPartial):
+        call_args = [ans] if partial.takes_ans else []
+        for i, a in enumerate(args):
+            call_args.append(a if i in partial.reads_args else e.const(0.0, hint="unused"))
+        if partial.takes_ans and not partial.reads_ans:
+            call_args[0] = e.const(0.0, hint="unused")
+        d = e.call(partial.jit, call_args, hint="d")
+        return e.binop(operator.mul, g, d, hint="prod")
+    raise TypeError(partial)

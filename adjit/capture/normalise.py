@@ -161,9 +161,64 @@ class SquareToMultiply(Pass):
                     stmt.value = new
 
 
+class CommonElementReads(Pass):
+    """A second ``x[i]`` in the same block, with nothing in between that may write an
+    array, becomes a copy of the first read. The reverse pass then adds the element's
+    adjoint into the shadow once instead of once per read (each a load and a store that
+    the next one waits on), and forward mode reads the tangent element once."""
+
+    name = "common_element_reads"
+
+    def run(self, fn):
+        for block in fn.func_ir.blocks.values():
+            seen = {}  # (array, index) -> var holding the element
+            for stmt in block.body:
+                if not isinstance(stmt, ir.Assign):
+                    if not isinstance(stmt, (ir.Del, ir.Jump, ir.Branch, ir.Return)):
+                        seen.clear()  # setitem and friends: any array may have changed
+                    continue
+                key = self.element_key(fn, stmt)
+                if self.may_write(fn, stmt.value):
+                    seen.clear()
+                name = stmt.target.name
+                seen = {k: v for k, v in seen.items() if name not in k and v.name != name}
+                if key is None:
+                    continue
+                if key in seen and fn.typeof(seen[key]) == fn.typeof(stmt.target):
+                    stmt.value = ir.Var(seen[key].scope, seen[key].name, stmt.loc)
+                elif key not in seen and name not in key:
+                    seen[key] = stmt.target
+
+    @staticmethod
+    def element_key(fn, stmt):
+        """``(array, index)`` names of a scalar element read, else None."""
+        val = stmt.value
+        if not (isinstance(val, ir.Expr) and val.op in ("getitem", "static_getitem")):
+            return None
+        if not (isinstance(fn.typeof(val.value), types.Array)
+                and isinstance(fn.typeof(stmt.target), (types.Number, types.Boolean))):
+            return None
+        index = val.index.name if val.op == "getitem" else repr(val.index)
+        return (val.value.name, index)
+
+    @staticmethod
+    def may_write(fn, val):
+        """Whether evaluating ``val`` may write an array: a call with a non-scalar
+        argument, or an in-place operator."""
+        if not isinstance(val, ir.Expr):
+            return False
+        if val.op == "inplace_binop":
+            return True
+        if val.op != "call":
+            return False
+        args = list(val.args) + [v for _, v in val.kws]
+        return bool(val.vararg) or not all(
+            isinstance(fn.typeof(a), (types.Number, types.Boolean)) for a in args)
+
+
 NORMALISE = [InplaceBinopToBinop(), ResolveModuleAttributes(), IndexArrayIteration(),
              ForwardTupleItems(),
-             NestVariadicMinMax(), SquareToMultiply()]
+             NestVariadicMinMax(), SquareToMultiply(), CommonElementReads()]
 
 
 def normalise(fn):

@@ -279,10 +279,11 @@ def _aliases(fn, name, defs):
     return seen
 
 
-def activity(fn, active_args):
-    """Propagate activity forward from ``active_args`` to a fixed point. Writing an active
-    value into an array (directly, or through a call) makes the array active."""
-    act = Activity()
+def activity(fn, active_args, carriers=()):
+    """Propagate activity forward from ``active_args`` (and the variables ``carriers``)
+    to a fixed point. Writing an active value into an array (directly, or through a call)
+    makes the array active."""
+    act = Activity(carriers=set(carriers))
     blocks = fn.func_ir.blocks
     defs = defining_stmts(blocks)
     changed = True

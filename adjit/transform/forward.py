@@ -23,7 +23,7 @@ from ..capture.typed_ir import capture, is_generated, py_function_of
 from ..compile.dispatcher import generated_dispatcher
 from ..errors import UnsupportedError
 from ..ir.builder import Emitter, clone_stmt
-from .analysis import Activity, _carries, activity, is_differentiable, is_float
+from .analysis import activity, is_differentiable, is_float
 from ..ir.nodes import node_kind
 from .forward_handlers import FWD_HANDLERS
 from .reverse.forward_pass import copy_phi_inputs, is_phi, phi_exports
@@ -63,16 +63,13 @@ def has_tangent(typ):
     return False
 
 
-def all_active(fn):
-    """Activity for generated code: every variable whose type can carry a tangent."""
-    act = Activity()
-    for name, typ in fn.typemap.items():
-        typ = types.unliteral(typ)
-        if has_tangent(typ):
-            act.active.add(name)
-        elif isinstance(typ, (types.Pair, types.SimpleIteratorType)) and _carries(typ):
-            act.carriers.add(name)
-    return act
+def generated_activity(fn, active_args):
+    """Activity for adjit's generated code: the tape (any ``void*``) carries activity,
+    because what a reverse pass pops was pushed with tangents. A value computed only
+    from constants and inactive arguments (the seed ``ybar = 1.0`` of ``grad``, the
+    adjoints it flows into) then has no tangent, and its zero terms are never emitted."""
+    tapes = [name for name, typ in fn.typemap.items() if typ == types.voidptr]
+    return activity(fn, active_args, carriers=tapes)
 
 
 class ForwardContext:
@@ -83,7 +80,8 @@ class ForwardContext:
         self.blocks = fn.func_ir.blocks
         self.active_args = frozenset(active_args)
         self.generated = is_generated(fn.py_func) or fn.extra.get("generated", False)
-        self.act = all_active(fn) if self.generated else activity(fn, self.active_args)
+        self.act = (generated_activity(fn, self.active_args) if self.generated
+                    else activity(fn, self.active_args))
         self.tangent_args = tangent_arg_names(fn.arg_names, self.active_args)
 
     def typeof(self, name):

@@ -284,7 +284,10 @@ def fwd_derived_call(ctx, stmt, e, dispatcher):
                               if has_tangent(ctx.typeof(a.name))], hint="packed_dot"),
                      target=_dot(packed.name))
     if is_generated(dispatcher) and len(call_args) == len(expr.args):
-        mask = tuple(i for i, t in enumerate(argtypes) if has_tangent(t))
+        # arrays always get tangents (a shadow's tangent is where H v accumulates); an
+        # inactive scalar (the seed ybar) does not, so its zero terms vanish in the callee
+        mask = tuple(i for i, t in enumerate(argtypes) if has_tangent(t) and (
+            isinstance(t, types.Array) or ctx.active(call_args[i])))
     else:
         mask = tuple(i for i, a in enumerate(call_args) if ctx.active(a))
     if not mask:

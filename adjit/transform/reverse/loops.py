@@ -7,9 +7,16 @@ forward pass counts latch traversals in ``H%trips`` (``0`` at the end of P, ``+1
 end of L) and saves the count once, in X's record. Reversed, ``H`` goes back to ``L`` while
 the count is positive (decrementing it) and to ``P`` when it reaches 0. This replaces one
 block-id push and pop per iteration with a register decrement.
+
+Inside such a loop ``H%trips`` is the number of the iteration being run, forwards and
+backwards alike. When the loop walks a ``range(start, stop, step)`` iterator created in the
+preheader, its induction value is ``start + H%trips * step``: the reverse pass recomputes
+it from the counter instead of saving it on every iteration (``RangeInduction``).
 """
+import operator
 from dataclasses import dataclass
 
+from numba.core import ir, types
 from numba.core.analysis import compute_cfg_from_blocks
 
 
@@ -19,10 +26,37 @@ class CountedLoop:
     preheader: int
     latch: int
     exit: int
+    body: frozenset = frozenset()
 
     @property
     def counter(self):
         return f"{self.header}%trips"
+
+
+@dataclass(frozen=True)
+class RangeInduction:
+    """The induction value ``name`` of a counted range loop, as ``start + trips * step``
+    (``start``/``step`` None when they are the defaults 0 and 1)."""
+    name: str
+    loop: CountedLoop
+    start: object = None
+    step: object = None
+
+    def statements(self, scope, loc):
+        """Assignments that rebuild the induction value from the loop counter."""
+        value = ir.Var(scope, self.loop.counter, loc)
+        if self.step is not None:
+            stride = ir.Var(scope, f"{self.name}%stride", loc)
+            mul = ir.Expr.binop(operator.mul, value, ir.Var(scope, self.step, loc), loc)
+            yield ir.Assign(mul, stride, loc)
+            value = stride
+        if self.start is not None:
+            value = ir.Expr.binop(operator.add, ir.Var(scope, self.start, loc), value, loc)
+        yield ir.Assign(value, ir.Var(scope, self.name, loc), loc)
+
+    def inputs(self):
+        """Primal variables the rebuilt value reads (the counter aside)."""
+        return [n for n in (self.start, self.step) if n is not None]
 
 
 def counted_loops(blocks, cfg):
@@ -40,5 +74,64 @@ def counted_loops(blocks, cfg):
         leaving = [b for b in loop.body if x in cfg.succs[b]]
         if cfg.succs[latch] != [h] or cfg.preds[x] != [h] or leaving != [h]:
             continue
-        out[h] = CountedLoop(h, pre, latch, x)
+        out[h] = CountedLoop(h, pre, latch, x, frozenset(loop.body))
     return out
+
+
+def range_inductions(ctx, loops):
+    """Map induction variable name -> RangeInduction over the counted ``loops``."""
+    out = {}
+    for loop in loops.values():
+        found = _range_induction(ctx, loop)
+        if found is not None:
+            out[found.name] = found
+    return out
+
+
+def _range_induction(ctx, loop):
+    """The header's ``pair_first(iternext(it))`` when ``it`` is a range iterator made in
+    the preheader and walked by this loop alone, with signed integer bounds."""
+    nexts = [s for s in ctx.blocks[loop.header].body if isinstance(s, ir.Assign)
+             and isinstance(s.value, ir.Expr) and s.value.op == "iternext"]
+    firsts = [s for s in ctx.blocks[loop.header].body if isinstance(s, ir.Assign)
+              and isinstance(s.value, ir.Expr) and s.value.op == "pair_first"]
+    if len(nexts) != 1 or len(firsts) != 1 or firsts[0].value.value.name != nexts[0].target.name:
+        return None
+    name = firsts[0].target.name
+    if types.unliteral(ctx.typeof(name)) != types.intp:
+        return None
+    chain = [nexts[0].value.value.name]
+    value = ctx.definition(chain[-1])
+    while isinstance(value, ir.Var):
+        chain.append(value.name)
+        value = ctx.definition(value.name)
+    if not (isinstance(value, ir.Expr) and value.op == "getiter"):
+        return None
+    if any(ctx.defs[n][0][0] != loop.preheader for n in chain) or not _walked_once(ctx, chain):
+        return None
+    call = ctx.definition(value.value.name)
+    if not (isinstance(call, ir.Expr) and call.op == "call" and not call.kws
+            and call.vararg is None and ctx.callee_object(call.func) is range):
+        return None
+    args = [a.name for a in call.args]
+    if not all(isinstance(types.unliteral(ctx.typeof(a)), types.Integer)
+               and types.unliteral(ctx.typeof(a)).signed for a in args):
+        return None
+    if len(args) == 1:
+        return RangeInduction(name, loop)
+    if len(args) == 2:
+        return RangeInduction(name, loop, start=args[0])
+    return RangeInduction(name, loop, start=args[0], step=args[2])
+
+
+def _walked_once(ctx, chain):
+    """Whether the iterator (and its copies in ``chain``) is read only by one iternext
+    and the copies themselves: another reader could advance it behind the counter."""
+    readers = 0
+    for block in ctx.blocks.values():
+        for stmt in block.body:
+            for var in stmt.list_vars():
+                if var.name in chain and not (isinstance(stmt, ir.Assign)
+                                              and stmt.target.name == var.name):
+                    readers += 1
+    return readers == len(chain)  # each copy read once by the next, the last by iternext

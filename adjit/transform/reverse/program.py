@@ -1,7 +1,9 @@
 """The reverse-mode program of one (function, argument types, active arguments).
 
-A ``ReverseProgram`` owns two generated dispatchers that share the tape:
+A ``ReverseProgram`` owns generated dispatchers that share the tape:
 - ``fwd(adjit_tape, *args) -> y`` runs the primal and pushes what the reverse pass needs;
+- ``fwd_tape(adjit_tape, *args) -> None`` pushes the same records but computes nothing
+  else (for ``grad`` and ``hvp``, which never read y): see ``ir/dead_code.py``;
 - ``rev(adjit_tape, *args, *shadows, adjit_ybar) -> cotangents`` pops it and returns one
   cotangent per argument (float adjoint, the shadow array, or 0); shadow arrays are passed
   only for active float-array arguments and are incremented in place.
@@ -10,13 +12,15 @@ itself finds its own program in the cache instead of deriving it again.
 """
 import threading
 
-from numba.core import types
+from numba.core import ir, types
 
 from ... import config
 from ...capture.normalise import after_rewrite, normalise
 from ...capture.typed_ir import capture, py_function_of
 from ...compile.dispatcher import generated_dispatcher
 from ...errors import AdjitError
+from ...ir.builder import fresh_name
+from ...ir.dead_code import remove_dead_code
 from ..analysis import is_float_array
 from .context import TAPE, YBAR, ReverseContext, shadow_arg
 from .forward_pass import build_forward
@@ -40,6 +44,8 @@ class ReverseProgram:
         base = self.py_func.__name__
         self.fwd = generated_dispatcher(f"{base}_fwd", [TAPE] + names, self._build_fwd,
                                         internal=True)
+        self.fwd_tape = generated_dispatcher(f"{base}_fwd_tape", [TAPE] + names,
+                                             self._build_fwd_tape, internal=True)
         self.rev = generated_dispatcher(f"{base}_rev", [TAPE] + names + shadows + [YBAR],
                                         self._build_rev, internal=True)
         self._typed = None
@@ -83,6 +89,20 @@ class ReverseProgram:
         ctx, rev = self.analyse()
         blocks = build_forward(ctx, rev)
         after_rewrite(blocks, f"forward pass of {self.py_func.__qualname__}",
+                      ("adjit_tape",) + self.arg_names)
+        return blocks
+
+    def _build_fwd_tape(self, argtypes):
+        self._check(argtypes, 0)
+        ctx, rev = self.analyse()
+        blocks = build_forward(ctx, rev)
+        for block in blocks.values():
+            if isinstance(block.terminator, ir.Return):
+                none = ir.Var(block.scope, fresh_name("none"), block.terminator.loc)
+                block.insert_before_terminator(ir.Assign(ir.Const(None, none.loc), none, none.loc))
+                block.body[-1] = ir.Return(none, block.terminator.loc)
+        remove_dead_code(blocks)
+        after_rewrite(blocks, f"tape-only forward pass of {self.py_func.__qualname__}",
                       ("adjit_tape",) + self.arg_names)
         return blocks
 

@@ -25,11 +25,12 @@ from .context import (TAPE, YBAR, bar, bar_item, is_basic_index, local_shadow, s
 from .shadows import fresh_flag
 from .handlers import emit_reverse
 from ...rules.arrays import add_into
-from .loops import counted_loops
+from .loops import counted_loops, range_inductions
 from ...runtime import pop_record, record_words
 
 _CHEAP = (ir.Const, ir.Global, ir.FreeVar, ir.Var)
 _CHEAP_OPS = ("build_tuple", "getattr", "static_getitem", "cast")
+_RECOMPUTE_FLOPS = 4  # the largest float + - * tree recomputed rather than saved
 
 
 class ReversePass:
@@ -46,6 +47,9 @@ class ReversePass:
         self.counted_exits = {loop.exit: loop for loop in self.counted.values()}
         for loop in self.counted.values():
             ctx.synthetic_types[loop.counter] = types.intp
+        self.inductions = range_inductions(ctx, self.counted)
+        for ind in self.inductions.values():
+            ctx.synthetic_types[f"{ind.name}%stride"] = types.intp
         self.pushes_id = {p: any(self.pops_id(s) for s in self.cfg.succs[p])
                           for p in ctx.blocks}
         self.pushes_return_id = len(self.cfg.returns) > 1
@@ -132,6 +136,12 @@ class ReversePass:
             if name in done:
                 return
             done.add(name)
+            induction = self.inductions.get(name)
+            if induction is not None and label in induction.loop.body:
+                for op in induction.inputs():
+                    need(op, loc)
+                remat.extend(induction.statements(self.scope, loc))
+                return
             recipe = self.recipe(name, loc)
             if recipe is not None:
                 for op in operands(recipe):
@@ -213,30 +223,46 @@ class ReversePass:
         return False
 
     def cheap_arithmetic(self, value):
-        """Integer arithmetic (``i + 1``), and one ``+ - *`` over values that are free
-        to get (arguments, constants, reads of unwritten arrays, integers): recomputing
-        costs about a flop, saving costs a tape write and a read."""
-        import operator
+        """Integer arithmetic (``i + 1``), and small ``+ - *`` trees (at most
+        ``_RECOMPUTE_FLOPS`` operations) over values that are free to get (arguments,
+        constants, reads of unwritten arrays, integers): recomputing costs a few flops,
+        saving costs a tape write and a read (and, under ``jvp``, a tangent of each)."""
         ctx = self.ctx
         typ = types.unliteral(ctx.typeof_value(value))
         if isinstance(typ, types.Integer):
             return all(isinstance(types.unliteral(ctx.typeof(v.name)), types.Integer)
                        for v in operands(value))
+        flops = self.tree_flops(value, _RECOMPUTE_FLOPS)
+        return flops is not None and flops <= _RECOMPUTE_FLOPS
+
+    def tree_flops(self, value, budget):
+        """Flops to recompute the float ``+ - *`` tree ``value`` from free leaves, or None
+        when a leaf is not free or the tree costs more than ``budget``."""
+        ctx = self.ctx
         if value.fn not in (operator.add, operator.sub, operator.mul):
-            return False
+            return None
+        flops = 1
         for v in operands(value):
             vt = types.unliteral(ctx.typeof(v.name))
             if v.name in ctx.arg_vars.values() or isinstance(vt, types.Integer):
                 continue
             inner = ctx.definition(v.name)
+            while isinstance(inner, ir.Var):  # a copy costs what its source costs
+                inner = ctx.definition(inner.name)
             if isinstance(inner, (ir.Const, ir.Global, ir.FreeVar)):
                 continue
             if (isinstance(inner, ir.Expr) and inner.op in ("getitem", "static_getitem")
-                    and self.unwritten_array(inner.value) and not isinstance(
-                        types.unliteral(ctx.typeof(v.name)), types.Array)):
+                    and self.unwritten_array(inner.value) and not isinstance(vt, types.Array)):
                 continue
-            return False
-        return True
+            if not (isinstance(inner, ir.Expr) and inner.op == "binop" and is_float(vt)):
+                return None
+            sub = self.tree_flops(inner, budget - flops)
+            if sub is None:
+                return None
+            flops += sub
+            if flops > budget:
+                return None
+        return flops
 
     def unwritten_array(self, var):
         """An array the reverse pass may read again and get what the forward pass read

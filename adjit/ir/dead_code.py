@@ -1,0 +1,58 @@
+"""Dead-code removal over generated blocks.
+
+``grad`` and ``hvp`` never read the primal value that the forward pass returns. The
+forward pass built for them (``ReverseProgram.fwd_tape``) returns None instead, and this
+pass then drops every statement that only fed the value: in a loop whose reverse pass
+recomputes what it reads, nothing is left but the trip count. LLVM would do the same only
+after inlining the forward pass into its caller, which it does not always do.
+"""
+import math
+
+from numba.core import ir
+
+# expressions without effects: removing one whose result is unused changes nothing
+_PURE_OPS = frozenset({"binop", "unary", "getitem", "static_getitem", "getattr", "cast",
+                       "build_tuple", "pair_first", "pair_second", "phi", "typed_getitem"})
+
+
+def remove_dead_code(blocks):
+    """Delete assignments of pure values that no effectful statement needs, directly or
+    through other assignments (so a loop-carried accumulator nobody reads goes too)."""
+    globals_ = {s.target.name: s.value.value for b in blocks.values() for s in b.body
+                if isinstance(s, ir.Assign) and isinstance(s.value, (ir.Global, ir.FreeVar))}
+    pure = [s for b in blocks.values() for s in b.body
+            if isinstance(s, ir.Assign) and _pure(s.value, globals_)]
+    pure_ids = {id(s) for s in pure}
+    live = set()
+    for block in blocks.values():
+        for stmt in block.body:
+            if id(stmt) not in pure_ids:
+                live.update(v.name for v in stmt.list_vars())
+    changed = True
+    while changed:
+        changed = False
+        for stmt in pure:
+            if stmt.target.name in live:
+                for var in stmt.value.list_vars() if isinstance(stmt.value, ir.Expr) else (
+                        [stmt.value] if isinstance(stmt.value, ir.Var) else []):
+                    if var.name not in live:
+                        live.add(var.name)
+                        changed = True
+    for block in blocks.values():
+        block.body = [s for s in block.body
+                      if id(s) not in pure_ids or s.target.name in live]
+    return blocks
+
+
+def _pure(value, globals_):
+    """Whether evaluating ``value`` has no effect besides its result."""
+    if isinstance(value, (ir.Const, ir.Global, ir.FreeVar, ir.Var)):
+        return True
+    if not isinstance(value, ir.Expr):
+        return False
+    if value.op in _PURE_OPS:
+        return True
+    if value.op == "call":  # math functions of scalars
+        return getattr(globals_.get(value.func.name), "__module__", None) == "math" \
+            or globals_.get(value.func.name) in vars(math).values()
+    return False

@@ -103,14 +103,18 @@ class GeneratedDispatcher(CPUDispatcher):
 def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None):
     """A Numba dispatcher whose IR per signature is ``builder(argtypes)``.
 
-    ``internal`` functions are never called from Python and skip the CPython wrapper,
-    which roughly halves their compile time."""
+    ``internal`` functions are never called from Python: they skip the CPython wrapper,
+    which roughly halves their compile time, and are always inlined."""
     stub = make_stub(name, arg_names, builder, defaults)
     # nsz (no signed zeros) is the one fast-math flag: it lets LLVM drop the ``+ 0.0`` of
     # adjoints accumulated from zero and of zero tangents; only the sign of a zero result
     # can differ from strict IEEE. No reassociation, NaNs and infinities are kept.
     options = {"nopython": True, "fastmath": {"nsz"}}
     if internal:
+        # forceinline: a derivative pass inlined into its caller sees the caller's
+        # constants (grad's seed ybar = 1.0) and loses the call; LLVM's cost model would
+        # keep the larger reverse passes out of line
         options["no_cpython_wrapper"] = True
+        options["forceinline"] = True
     return GeneratedDispatcher(stub, locals={}, targetoptions=options,
                                pipeline_class=GeneratedPipeline)

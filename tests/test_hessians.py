@@ -151,3 +151,18 @@ def test_hvp_through_elementwise_array_operations():
 def test_hvp_argnums_must_be_one_int():
     with pytest.raises(adjit.ArgumentError, match="hvp takes one int argnums"):
         adjit.hvp(cube, argnums=(0,))
+
+
+def test_hvp_seed_carries_no_tangent():
+    """grad seeds its reverse pass with the constant 1.0: under jvp that seed is inactive,
+    so the reverse pass's JVP takes tangents for x and its shadow only, and no
+    ``ybar%dot`` terms are computed."""
+    from numba.core import types
+    from adjit.transform import forward
+    from adjit.transform.reverse.program import derive
+    x = np.linspace(-1.0, 1.0, 6)
+    adjit.hvp(rosenbrock)(x, x)
+    rev = derive(rosenbrock, (types.float64[::1],), (0,)).rev
+    programs = [p for p in forward._programs.values() if p.func is rev]
+    assert programs and all(p.active_args == (1, 2) for p in programs)
+    assert "adjit_ybar%dot" not in programs[0].show()

@@ -7,12 +7,27 @@ recomputes what it reads, nothing is left but the trip count. LLVM would do the 
 after inlining the forward pass into its caller, which it does not always do.
 """
 import math
+import operator
 
 from numba.core import ir
+
+from .builder import fresh_name
 
 # expressions without effects: removing one whose result is unused changes nothing
 _PURE_OPS = frozenset({"binop", "unary", "getitem", "static_getitem", "getattr", "cast",
                        "build_tuple", "pair_first", "pair_second", "phi", "typed_getitem"})
+_RAISING = (operator.truediv, operator.floordiv, operator.mod, operator.pow)
+
+
+def discard_result(blocks):
+    """Make every return return None, then drop what only fed the returned value."""
+    for block in blocks.values():
+        if isinstance(block.terminator, ir.Return):
+            loc = block.terminator.loc
+            none = ir.Var(block.scope, fresh_name("none"), loc)
+            block.insert_before_terminator(ir.Assign(ir.Const(None, loc), none, loc))
+            block.body[-1] = ir.Return(none, loc)
+    return remove_dead_code(blocks)
 
 
 def remove_dead_code(blocks):
@@ -50,6 +65,8 @@ def _pure(value, globals_):
         return True
     if not isinstance(value, ir.Expr):
         return False
+    if value.op == "binop" and value.fn in _RAISING:
+        return False  # Numba raises ZeroDivisionError like Python: keep the exception
     if value.op in _PURE_OPS:
         return True
     if value.op == "call":  # math functions of scalars

@@ -1,6 +1,8 @@
 """for loops over range(): start/stop/step, negative step, zero-trip loops."""
 import math
 
+import numpy as np
+
 from . import Case
 
 
@@ -100,4 +102,59 @@ CASES = [
     Case(loop_after_loop, (1.2,)),
     Case(loop_with_branch, (0.6,)),
     Case(horner, (0.8,)),
+]
+
+
+# range loops over arrays: the reverse pass rebuilds the index from the trip counter
+
+
+def indexed_start_step(x):
+    s = 0.0
+    for i in range(1, x.shape[0] - 1, 2):
+        s += x[i - 1] * x[i] * x[i] - x[i + 1]
+    return s
+
+
+def indexed_backwards(x):
+    s = 0.0
+    for i in range(x.shape[0] - 1, 0, -1):
+        s = s * 0.5 + x[i] * x[i - 1]
+    return s
+
+
+def indexed_nested(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        for j in range(i, x.shape[0], 2):
+            s += x[i] * x[j] * (j - i + 1)
+    return s
+
+
+def index_after_loop(x):
+    s = 0.0
+    last = 0
+    for i in range(2, x.shape[0]):
+        s += x[i] * x[i - 2]
+        last = i
+    return s * x[last]
+
+
+def rosenbrock_terms(x):
+    # repeated element reads (x[i] three times) and a + - * tree recomputed in reverse
+    s = 0.0
+    for i in range(x.shape[0] - 1):
+        a = x[i + 1] - x[i] * x[i]
+        b = 1.0 - x[i]
+        s += 100.0 * a * a + b * b
+    return s
+
+
+_X7 = np.array([0.3, -1.2, 0.8, 2.1, -0.4, 0.6, 1.3])
+
+CASES += [
+    Case(indexed_start_step, (_X7,)),
+    Case(indexed_backwards, (_X7,)),
+    Case(indexed_nested, (_X7,)),
+    Case(index_after_loop, (_X7,)),
+    Case(rosenbrock_terms, (_X7,)),
 ]

@@ -12,15 +12,13 @@ itself finds its own program in the cache instead of deriving it again.
 """
 import threading
 
-from numba.core import ir, types
+from numba.core import types
 
-from ... import config
 from ...capture.normalise import after_rewrite, normalise
 from ...capture.typed_ir import capture, py_function_of
 from ...compile.dispatcher import generated_dispatcher
 from ...errors import AdjitError
-from ...ir.builder import fresh_name
-from ...ir.dead_code import remove_dead_code
+from ...ir.dead_code import discard_result
 from ..analysis import is_float_array
 from .context import TAPE, YBAR, ReverseContext, shadow_arg
 from .forward_pass import build_forward
@@ -95,13 +93,7 @@ class ReverseProgram:
     def _build_fwd_tape(self, argtypes):
         self._check(argtypes, 0)
         ctx, rev = self.analyse()
-        blocks = build_forward(ctx, rev)
-        for block in blocks.values():
-            if isinstance(block.terminator, ir.Return):
-                none = ir.Var(block.scope, fresh_name("none"), block.terminator.loc)
-                block.insert_before_terminator(ir.Assign(ir.Const(None, none.loc), none, none.loc))
-                block.body[-1] = ir.Return(none, block.terminator.loc)
-        remove_dead_code(blocks)
+        blocks = discard_result(build_forward(ctx, rev))
         after_rewrite(blocks, f"tape-only forward pass of {self.py_func.__qualname__}",
                       ("adjit_tape",) + self.arg_names)
         return blocks

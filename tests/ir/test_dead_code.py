@@ -1,0 +1,66 @@
+"""Dead-code removal for the tape-only forward pass that ``grad`` calls."""
+import math
+
+import numpy as np
+import pytest
+from numba.core import ir, types
+
+import adjit
+from adjit.capture.typed_ir import capture
+from adjit.ir.dead_code import discard_result
+from adjit.transform.reverse.program import derive
+from corpus.for_range import rosenbrock_terms
+
+VEC = (types.float64[::1],)
+
+
+def _exprs(blocks, op):
+    return [s.value for b in blocks.values() for s in b.body
+            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Expr) and s.value.op == op]
+
+
+def sin_sum_and_store(x, out):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += math.sin(x[i]) / (i + 1)
+        out[i] = x[i] * 2.0
+    return s
+
+
+def test_value_only_statements_go_effects_stay():
+    """The accumulated value (sin, the division feeding it stays: it may raise) goes;
+    the store into ``out`` and everything it reads stay."""
+    blocks = capture(sin_sum_and_store, VEC + VEC).func_ir.blocks
+    discard_result(blocks)
+    calls = _exprs(blocks, "call")
+    assert not any("sin" in str(c.func) for c in calls if "range" not in str(c.func))
+    setitems = [s for b in blocks.values() for s in b.body if isinstance(s, ir.SetItem)]
+    assert len(setitems) == 1
+    assert any(e.fn.__name__ == "truediv" for e in _exprs(blocks, "binop"))
+    assert all(isinstance(b.terminator.value, ir.Var) for b in blocks.values()
+               if isinstance(b.terminator, ir.Return))
+
+
+def test_tape_only_forward_pass_of_a_recomputed_loop_is_a_counter():
+    """rosenbrock's reverse pass recomputes everything: its tape-only forward pass keeps
+    no float arithmetic at all, only the trip count it pushes."""
+    program = derive(rosenbrock_terms, VEC, (0,))
+    ctx, rev = program.analyse()
+    from adjit.transform.reverse.forward_pass import build_forward
+    blocks = discard_result(build_forward(ctx, rev))
+    floats = [e for e in _exprs(blocks, "binop")
+              if isinstance(ctx.typeof(e.lhs.name), types.Float)]
+    assert floats == []
+    assert _exprs(blocks, "getitem") == []
+
+
+@pytest.mark.parametrize("n", [2, 7])
+def test_grad_with_tape_only_forward_pass(n):
+    x = np.linspace(-1.0, 1.3, n)
+    g = adjit.grad(rosenbrock_terms)(x)
+    expected = np.zeros(n)
+    for i in range(n - 1):
+        a = x[i + 1] - x[i] ** 2
+        expected[i] += -400.0 * a * x[i] - 2.0 * (1.0 - x[i])
+        expected[i + 1] += 200.0 * a
+    assert np.allclose(g, expected, rtol=1e-13, atol=1e-13)

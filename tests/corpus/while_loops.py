@@ -1,6 +1,8 @@
 """while loops with integer counters and float-carried state."""
 import math
 
+import numpy as np
+
 from . import Case
 
 
@@ -63,4 +65,58 @@ CASES = [
     Case(while_true_break, (0.7,)),
     Case(while_decay, (0.4,)),
     Case(while_loop_else_path, (0.6,)),
+]
+
+
+# while loops over arrays: bottom-tested counted loops, the index rebuilt from the count
+
+
+def while_rosenbrock(x):
+    s = 0.0
+    i = 0
+    while i < x.size - 1:
+        s += 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1.0 - x[i]) ** 2
+        i += 1
+    return s
+
+
+def while_may_skip(x, n):
+    # n = 0 skips the loop: the exit's reverse must go straight back to the preheader
+    s = x[0]
+    i = 0
+    while i < n:
+        s = s * x[i] + 1.0
+        i += 1
+    return s
+
+
+def while_counting_down(x):
+    s = 0.0
+    i = x.shape[0] - 1
+    while i >= 1:
+        s = s * 0.5 + x[i] * x[i - 1]
+        i -= 2
+    return s
+
+
+def nested_while(x):
+    s = 0.0
+    i = 0
+    while i < x.shape[0]:
+        j = i
+        while j < x.shape[0]:
+            s += x[i] * x[j]
+            j += 1
+        i += 1
+    return s
+
+
+_X6 = np.array([0.3, -1.2, 0.8, 1.1, -0.4, 0.6])
+
+CASES += [
+    Case(while_rosenbrock, (_X6,)),
+    Case(while_may_skip, (_X6, 4)),
+    Case(while_may_skip, (_X6, 0)),
+    Case(while_counting_down, (_X6,)),
+    Case(nested_while, (_X6,)),
 ]

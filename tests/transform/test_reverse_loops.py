@@ -8,6 +8,7 @@ from adjit.testing import check_grad
 from adjit.transform.reverse.program import derive
 from corpus.for_range import (indexed_backwards, indexed_nested, indexed_start_step,
                               rosenbrock_terms)
+from corpus.while_loops import nested_while, while_counting_down, while_rosenbrock
 
 X7 = np.array([0.3, -1.2, 0.8, 2.1, -0.4, 0.6, 1.3])
 VEC = (types.float64[::1],)
@@ -20,7 +21,8 @@ def _records(fn):
 
 
 @pytest.mark.parametrize("fn", [rosenbrock_terms, indexed_start_step, indexed_backwards,
-                                indexed_nested])
+                                indexed_nested, while_rosenbrock, while_counting_down,
+                                nested_while])
 def test_loop_bodies_push_nothing(fn):
     """Index, element reads and small + - * trees are rebuilt in the reverse pass: the
     only records are the trip counts, saved once per loop exit."""
@@ -64,3 +66,14 @@ def test_shared_range_iterator_is_not_rebuilt():
         pytest.skip(f"iter(range) not typable: {exc}")
     assert not rev.inductions
     check_grad(_shared_iterator, X7)
+
+
+def test_while_loop_exit_is_decided_by_the_count():
+    """A bottom-tested while loop: no block ids, the exit goes back into the loop by
+    decrementing the count, and ``i -= 2`` is rebuilt as ``start - trips * 2``."""
+    _, rev, _ = _records(while_counting_down)
+    (loop,) = rev.counted.values()
+    assert loop.exit in loop.decided and loop.header in loop.decided
+    assert not any(rev.pushes_id.values())
+    (ind,) = rev.inductions.values()
+    assert ind.down

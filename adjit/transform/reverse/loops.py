@@ -1,17 +1,22 @@
 """Loops whose reverse pass needs no block-stack traffic.
 
-For a loop entered only from a preheader ``P``, closed by one latch ``L`` that jumps
-straight back to the header ``H``, and left only from ``H`` to an exit block ``X`` that has
-no other predecessor, the path through ``H`` is fully described by the trip count. The
-forward pass counts latch traversals in ``H%trips`` (``0`` at the end of P, ``+1`` at the
-end of L) and saves the count once, in X's record. Reversed, ``H`` goes back to ``L`` while
-the count is positive (decrementing it) and to ``P`` when it reaches 0. This replaces one
-block-id push and pop per iteration with a register decrement.
+A counted loop is entered only from a preheader ``P``, closed by one latch ``L`` (the
+only block that jumps back to the header ``H``), and left to one exit block ``X`` either
+from ``H`` alone (``for`` loops: ``H`` tests, ``X``'s only predecessor is ``H``) or from
+``L`` alone (bottom-tested ``while`` loops, as Python 3.11 compiles them: ``L`` tests,
+and ``P`` may skip the loop by jumping to ``X`` itself). The path through the loop is
+then fully described by the trip count. The forward pass counts completed iterations in
+``H%trips`` (``0`` at the end of P, ``+1`` at the end of L) and saves the count once, in
+X's record. Reversed, ``H`` (and ``X`` of a bottom-tested loop, whose predecessors are
+``L`` and perhaps ``P``) goes back to ``L`` while the count is positive, decrementing it,
+and to ``P`` when it reaches 0. This replaces one block-id push and pop per iteration with
+a register decrement.
 
 Inside such a loop ``H%trips`` is the number of the iteration being run, forwards and
 backwards alike. When the loop walks a ``range(start, stop, step)`` iterator created in the
-preheader, its induction value is ``start + H%trips * step``: the reverse pass recomputes
-it from the counter instead of saving it on every iteration (``RangeInduction``).
+preheader, its induction value is ``start + H%trips * step``; so is a header phi
+``i = phi(start from P, i + step from L)`` of a ``while`` loop. The reverse pass recomputes
+such values from the counter instead of saving them on every iteration (``Induction``).
 """
 import operator
 from dataclasses import dataclass
@@ -27,6 +32,7 @@ class CountedLoop:
     latch: int
     exit: int
     body: frozenset = frozenset()
+    decided: frozenset = frozenset()  # blocks whose predecessor the counter decides
 
     @property
     def counter(self):
@@ -34,13 +40,14 @@ class CountedLoop:
 
 
 @dataclass(frozen=True)
-class RangeInduction:
-    """The induction value ``name`` of a counted range loop, as ``start + trips * step``
+class Induction:
+    """The induction value ``name`` of a counted loop, as ``start +- trips * step``
     (``start``/``step`` None when they are the defaults 0 and 1)."""
     name: str
     loop: CountedLoop
     start: object = None
     step: object = None
+    down: bool = False  # start - trips * step (a ``while`` loop's ``i -= step``)
 
     def statements(self, scope, loc):
         """Assignments that rebuild the induction value from the loop counter."""
@@ -51,7 +58,8 @@ class RangeInduction:
             yield ir.Assign(mul, stride, loc)
             value = stride
         if self.start is not None:
-            value = ir.Expr.binop(operator.add, ir.Var(scope, self.start, loc), value, loc)
+            op = operator.sub if self.down else operator.add
+            value = ir.Expr.binop(op, ir.Var(scope, self.start, loc), value, loc)
         yield ir.Assign(value, ir.Var(scope, self.name, loc), loc)
 
     def inputs(self):
@@ -60,8 +68,8 @@ class RangeInduction:
 
 
 def counted_loops(blocks, cfg):
-    """Map header label -> CountedLoop for every loop of the simple shape above."""
-    out = {}
+    """Map header label -> CountedLoop for every loop of one of the shapes above."""
+    out, decided = {}, set()
     for loop in compute_cfg_from_blocks(blocks).loops().values():
         h = loop.header
         preds = cfg.preds[h]
@@ -72,20 +80,59 @@ def counted_loops(blocks, cfg):
             continue
         latch, pre, x = inside[0], outside[0], exits[0]
         leaving = [b for b in loop.body if x in cfg.succs[b]]
-        if cfg.succs[latch] != [h] or cfg.preds[x] != [h] or leaving != [h]:
+        top_tested = (cfg.succs[latch] == [h] and cfg.preds[x] == [h] and leaving == [h])
+        bottom_tested = (leaving == [latch] and sorted(cfg.succs[latch]) == sorted([h, x])
+                         and set(cfg.preds[x]) <= {pre, latch}
+                         and set(cfg.succs[pre]) <= {h, x})
+        if not (top_tested or bottom_tested):
             continue
-        out[h] = CountedLoop(h, pre, latch, x, frozenset(loop.body))
+        labels = {h} | ({x} if bottom_tested else set())  # entering L from X: one fewer
+        if labels & decided:
+            continue
+        decided |= labels
+        out[h] = CountedLoop(h, pre, latch, x, frozenset(loop.body), frozenset(labels))
     return out
 
 
-def range_inductions(ctx, loops):
-    """Map induction variable name -> RangeInduction over the counted ``loops``."""
+def inductions(ctx, loops):
+    """Map induction variable name -> Induction over the counted ``loops``."""
     out = {}
     for loop in loops.values():
         found = _range_induction(ctx, loop)
         if found is not None:
             out[found.name] = found
+        for found in _phi_inductions(ctx, loop):
+            out[found.name] = found
     return out
+
+
+def _phi_inductions(ctx, loop):
+    """Header phis ``i = phi(start from P, i +- step from L)`` with signed integer start
+    and a step that is a constant (so the same on every iteration)."""
+    for stmt in ctx.blocks[loop.header].body:
+        if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr)
+                and stmt.value.op == "phi"):
+            continue
+        name = stmt.target.name
+        if types.unliteral(ctx.typeof(name)) != types.intp:
+            continue
+        incoming = dict(zip(stmt.value.incoming_blocks, stmt.value.incoming_values))
+        start, nxt = incoming.get(loop.preheader), incoming.get(loop.latch)
+        if not (isinstance(start, ir.Var) and isinstance(nxt, ir.Var)) or len(incoming) != 2:
+            continue
+        value = ctx.definition(nxt.name)
+        while isinstance(value, ir.Var):
+            value = ctx.definition(value.name)
+        if not (isinstance(value, ir.Expr) and value.op == "binop"
+                and value.fn in (operator.add, operator.sub) and value.lhs.name == name):
+            continue
+        step = ctx.definition(value.rhs.name)
+        start_type = types.unliteral(ctx.typeof(start.name))
+        if not (isinstance(step, ir.Const) and isinstance(step.value, int)
+                and isinstance(start_type, types.Integer) and start_type.signed):
+            continue
+        yield Induction(name, loop, start=start.name, step=value.rhs.name,
+                        down=value.fn is operator.sub)
 
 
 def _range_induction(ctx, loop):
@@ -118,10 +165,10 @@ def _range_induction(ctx, loop):
                and types.unliteral(ctx.typeof(a)).signed for a in args):
         return None
     if len(args) == 1:
-        return RangeInduction(name, loop)
+        return Induction(name, loop)
     if len(args) == 2:
-        return RangeInduction(name, loop, start=args[0])
-    return RangeInduction(name, loop, start=args[0], step=args[2])
+        return Induction(name, loop, start=args[0])
+    return Induction(name, loop, start=args[0], step=args[2])
 
 
 def _walked_once(ctx, chain):

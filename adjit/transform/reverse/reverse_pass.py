@@ -25,7 +25,7 @@ from .context import (TAPE, YBAR, bar, bar_item, is_basic_index, local_shadow, s
 from .shadows import fresh_flag
 from .handlers import emit_reverse
 from ...rules.arrays import add_into
-from .loops import counted_loops, range_inductions
+from .loops import counted_loops, inductions
 from ...runtime import pop_record, record_words
 
 _CHEAP = (ir.Const, ir.Global, ir.FreeVar, ir.Var)
@@ -47,7 +47,8 @@ class ReversePass:
         self.counted_exits = {loop.exit: loop for loop in self.counted.values()}
         for loop in self.counted.values():
             ctx.synthetic_types[loop.counter] = types.intp
-        self.inductions = range_inductions(ctx, self.counted)
+        self.inductions = inductions(ctx, self.counted)
+        self.decided = {label: loop for loop in self.counted.values() for label in loop.decided}
         for ind in self.inductions.values():
             ctx.synthetic_types[f"{ind.name}%stride"] = types.intp
         self.pushes_id = {p: any(self.pops_id(s) for s in self.cfg.succs[p])
@@ -57,8 +58,8 @@ class ReversePass:
 
     def pops_id(self, label):
         """Whether rev(label) learns its predecessor by popping an id (several
-        predecessors, and not a counted loop header)."""
-        return len(self.cfg.preds[label]) > 1 and label not in self.counted
+        predecessors, and not decided by a loop's trip count)."""
+        return len(self.cfg.preds[label]) > 1 and label not in self.decided
 
     def new_label(self):
         return next(self._labels)
@@ -275,27 +276,30 @@ class ReversePass:
         if label == self.cfg.entry:
             e.jump(self.exit_label)
             return
+        if label in self.decided:
+            self.count_down(e, self.decided[label], label)
+            return
         pops = any(self.pushes_id[p] for p in preds)
         if len(preds) == 1:
             if pops:
                 e.call(pop_record(types.int64), [e.var(TAPE)], hint="discard")
             e.jump(self.edge(preds[0], label))
             return
-        if label in self.counted:
-            self.count_down(e, self.counted[label])
-            return
         taken = e.call(pop_record(types.int64), [e.var(TAPE)], hint="came_from")
         self.switch(e, taken, [(p, self.edge(p, label)) for p in preds])
 
-    def count_down(self, e, loop):
-        """rev(header) of a counted loop: back to the latch while trips remain."""
+    def count_down(self, e, loop, label):
+        """rev(header), or rev(exit) of a bottom-tested loop: back to the latch (one
+        iteration fewer to go) while trips remain, else to the preheader."""
         trips = e.var(loop.counter)
-        more = e.binop(operator.gt, trips, e.const(0, hint="none_left"), hint="more")
-        again = self.new_label()
-        e.branch(more, again, self.edge(loop.preheader, loop.header))
-        e = self.new_block(again, e.loc)
+        if loop.preheader in self.cfg.preds[label]:
+            more = e.binop(operator.gt, trips, e.const(0, hint="none_left"), hint="more")
+            again = self.new_label()
+            e.branch(more, again, self.edge(loop.preheader, label))
+            e = self.new_block(again, e.loc)
+        # else the exit of a loop always entered (``do ... while``): trips >= 1 here
         e.binop(operator.sub, trips, e.const(1), target=loop.counter)
-        e.jump(self.edge(loop.latch, loop.header))
+        e.jump(self.edge(loop.latch, label))
 
     def switch(self, e, value, cases):
         """A chain of ``if value == key`` tests over (key, target label) pairs."""

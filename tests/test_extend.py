@@ -2,7 +2,6 @@
 import math
 
 import numba
-import numpy as np
 import pytest
 
 import adjit

@@ -1,7 +1,5 @@
 """Forward mode over the corpus: jvp against finite differences, and forward-over-reverse
 (hvp = jvp(grad(f))) against finite differences of the verified gradient."""
-import math
-
 import numba
 import numpy as np
 import pytest

@@ -23,7 +23,7 @@ from ..capture.typed_ir import capture, is_generated, py_function_of
 from ..compile.dispatcher import generated_dispatcher
 from ..errors import UnsupportedError
 from ..ir.builder import Emitter, clone_stmt
-from .analysis import activity, is_differentiable, is_float
+from .analysis import activity, is_differentiable
 from ..ir.nodes import node_kind
 from .forward_handlers import FWD_HANDLERS
 from .reverse.forward_pass import copy_phi_inputs, is_phi, phi_exports

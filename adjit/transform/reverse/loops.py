@@ -27,6 +27,7 @@ from numba.core.analysis import compute_cfg_from_blocks
 
 @dataclass(frozen=True)
 class CountedLoop:
+    """A loop of one of the shapes above, by block label; its counter is ``H%trips``."""
     header: int
     preheader: int
     latch: int

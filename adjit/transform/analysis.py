@@ -268,6 +268,39 @@ def callee_writes(dispatcher, argtypes, _active=()):
     return _callee_writes[key]
 
 
+_callee_random = {}
+
+
+def callee_draws_random(dispatcher, argtypes, _active=()):
+    """Whether an ``@njit`` function (or anything it calls) draws random numbers: calling
+    it a second time would not give the same result (cached)."""
+    import random
+    from ..capture.typed_ir import capture, py_function_of
+    key = (py_function_of(dispatcher), tuple(argtypes))
+    if key in _callee_random or key in _active:
+        return _callee_random.get(key, False)
+    fn = capture(dispatcher, argtypes)
+    found = False
+    for typ in fn.typemap.values():
+        if isinstance(typ, types.Module) and typ.pymod in (np.random, random):
+            found = True
+        elif isinstance(typ, types.Function):
+            owner = getattr(typ.typing_key, "__self__", None)
+            module = getattr(typ.typing_key, "__module__", None) or ""
+            found |= (isinstance(owner, (np.random.RandomState, random.Random))
+                      or module.startswith(("numpy.random", "random")))
+    for expr, sig in fn.calltypes.items():
+        if found:
+            break
+        ftype = fn.typeof(expr.func) if getattr(expr, "op", None) == "call" else None
+        if isinstance(ftype, types.Dispatcher):
+            found = callee_draws_random(ftype.dispatcher,
+                                        tuple(types.unliteral(t) for t in sig.args),
+                                        _active + (key,))
+    _callee_random[key] = found
+    return found
+
+
 def _aliases(fn, name, defs):
     """``name`` and every array it aliases, transitively."""
     seen, todo = set(), [name]

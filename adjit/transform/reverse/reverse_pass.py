@@ -178,6 +178,7 @@ class ReversePass:
             return None
         if value is None:
             return None
+        ctx.check_repeatable(value, loc)
         # element reads are recomputed at the head of the block: only from arrays no
         # element write can have changed by then
         reads_data = (getattr(value, "op", None) in ("getitem", "static_getitem")

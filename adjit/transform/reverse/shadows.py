@@ -24,7 +24,7 @@ from numba.core import ir, types
 
 from ...rules import lookup
 from ...rules.arrays import ALLOCATIONS, fresh_shadow, lookup_array
-from ..analysis import call_writes, is_float_array
+from ..analysis import call_writes, callee_draws_random, is_float_array
 
 
 def shadow_arg(name):
@@ -204,6 +204,19 @@ class Shadows:
         if sig is None or not is_float_array(sig.return_type) or call_writes(self.fn, value):
             return None
         return value.func, list(value.args)
+
+    def check_repeatable(self, value, loc):
+        """Refuse to recompute an array by calling its ``@njit`` helper again when the
+        helper draws random numbers: the second call would return other numbers."""
+        if self.array_call(value) is None:
+            return
+        dispatcher = self.typeof(value.func.name).dispatcher
+        sig = self.fn.calltypes[value]
+        if callee_draws_random(dispatcher, tuple(types.unliteral(t) for t in sig.args)):
+            raise self.unsupported(
+                f"reading the array returned by '{dispatcher.py_func.__name__}', which "
+                "draws random numbers", loc, "the reverse pass would call it again and "
+                "get other numbers; draw them outside and pass them in")
 
     def rematerialisable(self, name):
         """Whether the reverse pass may recompute elementwise result ``name``: it is never

@@ -1,0 +1,51 @@
+"""Arrays returned by @njit helpers: the reverse pass recomputes them by calling the
+helper again, which it must refuse when the helper draws random numbers."""
+import numpy as np
+import numba
+import pytest
+
+import adjit
+from adjit.testing import check_grad
+
+
+@numba.njit
+def _scaled(x):
+    return x * 3.0
+
+
+@numba.njit
+def _noisy_scaled(x):
+    return x * np.random.standard_normal()
+
+
+@numba.njit
+def _calls_noisy(x):
+    return _noisy_scaled(x) + 1.0
+
+
+def squares_of_scaled(x):
+    y = _scaled(x)
+    return np.sum(y * y)
+
+
+def squares_of_noisy(x):
+    y = _noisy_scaled(x)
+    return np.sum(y * y)
+
+
+def squares_of_nested_noisy(x):
+    y = _calls_noisy(x)
+    return np.sum(y * y)
+
+
+def test_deterministic_helper_is_called_again():
+    x = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(adjit.grad(squares_of_scaled)(x), 18.0 * x, rtol=1e-14)
+    check_grad(squares_of_scaled, x)
+
+
+@pytest.mark.parametrize("fn", [squares_of_noisy, squares_of_nested_noisy])
+def test_random_helper_is_refused(fn):
+    with pytest.raises(adjit.UnsupportedError, match="draws random numbers") as info:
+        adjit.grad(fn)(np.ones(3))
+    assert "_noisy_scaled" in str(info.value) or "_calls_noisy" in str(info.value)

@@ -244,21 +244,22 @@ def jvp(func):
 
 def hvp(func, argnums=0):
     """``hvp(f)(*args, v)`` is the Hessian of f with respect to ``args[argnums]`` applied to
-    ``v``, computed as ``jvp(grad(f, argnums))`` (forward-over-reverse)."""
+    ``v``, computed as ``jvp(grad(f, argnums))`` (forward-over-reverse).
+
+    With a tuple ``argnums=(i, j, ...)`` it takes one tangent per listed argument,
+    ``hvp(f, (i, j))(*args, v_i, v_j)``, and returns a tuple: the blocks of the Hessian of
+    f with respect to those arguments jointly, applied to ``(v_i, v_j)`` (the other
+    arguments held fixed), i.e. ``jvp(grad(f, (i, j)))``'s tangent, as in JAX."""
     if not callable(func):
         raise ArgumentError(f"adjit.hvp expects a function, got {func!r}")
     py_func = py_function_of(func)
     nparams = len(inspect.signature(py_func).parameters)
     nums, single = _normalise_argnums(argnums, nparams, py_func.__qualname__)
-    if not single:
-        raise ArgumentError(f"hvp takes one int argnums (one argument's Hessian block), "
-                            f"got {argnums!r}")
-    (argnum,) = nums
-    key = (py_func, (argnum,), True, "hvp")
+    key = (py_func, nums, single, "hvp")
     with _lock:
         disp = _transforms.get(key)
         if disp is None:
-            wrapper = _HVPWrapper(func, argnum)
+            wrapper = _HVPWrapper(func, nums, single)
             disp = generated_dispatcher(f"hvp_{py_func.__name__}", wrapper.stub_names(),
                                         wrapper.build)
             _transforms[key] = disp
@@ -266,34 +267,39 @@ def hvp(func, argnums=0):
 
 
 class _HVPWrapper:
-    """Builds the IR of ``hvp(f)``: jvp of grad(f) with tangent v on one argument."""
+    """Builds the IR of ``hvp(f, argnums)``: jvp of grad(f, argnums) with tangents v on
+    the ``argnums`` arguments and zeros on the others."""
 
-    def __init__(self, func, argnum):
-        self.func, self.argnum = func, argnum
+    def __init__(self, func, argnums, single):
+        self.func, self.argnums, self.single = func, argnums, single
         self.names = tuple(inspect.signature(py_function_of(func)).parameters)
 
     def stub_names(self):
-        return list(self.names) + ["v" if "v" not in self.names else "adjit_v"]
+        if self.single:
+            return list(self.names) + ["v" if "v" not in self.names else "adjit_v"]
+        return list(self.names) + [f"v_{self.names[i]}" for i in self.argnums]
 
     def build(self, argtypes):
         from .transform.forward import derive_jvp
         n = len(self.names)
         primal_types = tuple(types.unliteral(t) for t in argtypes[:n])
         fname = py_function_of(self.func).__qualname__
-        _check_differentiable(fname, self.names, primal_types, (self.argnum,))
-        _check_tangents(fname, self.names, primal_types, (self.argnum,),
-                        (types.unliteral(argtypes[n]),))
-        g = grad(self.func, self.argnum)
+        _check_differentiable(fname, self.names, primal_types, self.argnums)
+        _check_tangents(fname, self.names, primal_types, self.argnums,
+                        tuple(types.unliteral(t) for t in argtypes[n:]))
+        g = grad(self.func, self.argnums[0] if self.single else self.argnums)
         active = tuple(i for i, t in enumerate(primal_types) if is_differentiable(t))
         program = derive_jvp(g, primal_types, active)
         block, e = _entry_block(py_function_of(self.func))
         args = [e.assign(ir.Arg(name, i, e.loc), target=f"{name}%in")
                 for i, name in enumerate(self.stub_names())]
-        tangents = [args[n] if i == self.argnum else
+        given = {i: args[n + k] for k, i in enumerate(self.argnums)}
+        tangents = [given[i] if i in given else
                     (e.call(np.zeros_like, [args[i]], hint="zero") if is_float_array(
                         primal_types[i]) else e.const(0.0)) for i in active]
-        if is_float_array(primal_types[self.argnum]):
-            e.call(_shape_check(self.names[self.argnum]), [args[self.argnum], args[n]])
+        for i, v in given.items():
+            if is_float_array(primal_types[i]):
+                e.call(_shape_check(self.names[i]), [args[i], v])
         dual = e.call(program.dispatcher, args[:n] + tangents, hint="dual")
         e.ret(e.item(dual, 1))
         return {0: block}

@@ -199,3 +199,48 @@ def test_hvp_seed_carries_no_tangent():
     programs = [p for p in forward._programs.values() if p.func is rev]
     assert programs and all(p.active_args == (1, 2) for p in programs)
     assert "adjit_ybar%dot" not in programs[0].show()
+
+
+@numba.njit
+def _relu(z):
+    return z * (z >= 0)
+
+
+def small_mlp(W2, W1, Y, X):
+    return np.sum((Y - W2 @ _relu(W1 @ X)) ** 2)
+
+
+def test_hvp_through_matrix_products_and_array_helpers():
+    """Forward-over-reverse through the reverse rules of ``@`` (shadow updates
+    ``s += g @ b.T``) and an @njit helper returning an array (``s += ybar``): checked
+    against central differences of the gradient (small step, away from relu's kinks)."""
+    rng = np.random.default_rng(5)
+    args = (rng.standard_normal((3, 4)), rng.standard_normal((4, 5)),
+            rng.standard_normal((3, 2)), rng.standard_normal((5, 2)))
+    vs = tuple(rng.standard_normal(a.shape) for a in args)
+    nums = (0, 1, 2, 3)
+    hv = adjit.hvp(small_mlp, argnums=nums)(*args, *vs)
+    g = adjit.grad(small_mlp, argnums=nums)
+    eps = 1e-6
+    plus = g(*[a + eps * v for a, v in zip(args, vs)])
+    minus = g(*[a - eps * v for a, v in zip(args, vs)])
+    for got, p, m in zip(hv, plus, minus):
+        np.testing.assert_allclose(got, (p - m) / (2 * eps), rtol=1e-6, atol=1e-6)
+
+
+def accumulate_in_place(x):
+    y = np.zeros_like(x)
+    y += x * x
+    y -= 0.5
+    y += x
+    return np.sum(y * y)
+
+
+def test_jvp_of_in_place_array_updates():
+    """``a += b`` / ``a -= c`` on arrays are linear updates: their tangent is the same
+    update on the tangents (and a scalar right-hand side has a zero tangent)."""
+    x = np.array([0.3, -0.7, 1.2])
+    value, tangent = adjit.jvp(accumulate_in_place)(x, np.ones(3))
+    y = x * x - 0.5 + x
+    assert value == pytest.approx(np.sum(y * y), rel=1e-14)
+    assert tangent == pytest.approx(np.sum(2.0 * y * (2.0 * x + 1.0)), rel=1e-14)

@@ -46,3 +46,8 @@ def _matmul_update_b_impl(g, a, shadow):
 # called from generated reverse code: as dispatchers
 update_a = numba.njit(lambda g, b, shadow: matmul_update_a(g, b, shadow))
 update_b = numba.njit(lambda g, a, shadow: matmul_update_b(g, a, shadow))
+
+# forward rules for generated code that calls them (forward-over-reverse): both updates
+# are bilinear in (g, other) and accumulate into the shadow, so the tangent of the shadow
+# takes update(g%dot, other) + update(g, other%dot)
+ACCUMULATING_BILINEAR = (update_a, update_b)

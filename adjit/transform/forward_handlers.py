@@ -15,6 +15,7 @@ from ..ir.builder import clone_stmt, clone_value
 from .partials import emit_partial
 from ..rules import NONDIFF, lookup
 from ..rules.core import ZERO, FuncPartial, Rule, lookup_linear
+from ..rules.matmul import ACCUMULATING_BILINEAR
 from ..runtime import tape as tape_rt
 from .analysis import is_float, is_float_array
 
@@ -204,6 +205,8 @@ def fwd_call(ctx, stmt, e):
         return fwd_tape_pop(ctx, stmt, e)
     if callee in ALLOCATIONS:
         return fwd_allocation(ctx, stmt, e)
+    if callee in ACCUMULATING_BILINEAR:
+        return fwd_accumulating_bilinear(ctx, stmt, e)
     if lookup_linear(callee) is not None:
         return fwd_linear(ctx, stmt, e, lookup_linear(callee))
     if (callee in BILINEAR and isinstance(ctx.typeof(stmt.target.name), types.Array)
@@ -370,6 +373,42 @@ def fwd_linear(ctx, stmt, e, positions):
 BILINEAR = {operator.matmul, np.dot, np.outer, np.kron, np.multiply}
 
 
+def fwd_inplace_binop(ctx, stmt, e):
+    """fwd: ``a += b`` / ``a -= b`` on arrays (what reverse-mode helpers do to shadows) /
+    ``a%dot += b%dot``: the update is linear, its tangent is the same update."""
+    expr = stmt.value
+    if not (isinstance(ctx.typeof(expr.lhs.name), types.Array)
+            and expr.immutable_fn in (operator.add, operator.sub)):
+        raise ctx.unsupported(f"the in-place operator '{expr.fn.__name__}'", stmt.loc)
+    e.stmt(clone_stmt(stmt))
+    if not ctx.active(stmt.target):
+        return
+    if not ctx.active(expr.lhs):
+        raise ctx.unsupported("accumulating into an array without a tangent", stmt.loc)
+    if not ctx.active(expr.rhs):
+        e.assign(e.var(_dot(expr.lhs.name)), target=_dot(stmt.target.name))
+        return
+    update = ir.Expr.inplace_binop(expr.fn, expr.immutable_fn, e.var(_dot(expr.lhs.name)),
+                                   ctx.tangent(e, expr.rhs), stmt.loc)
+    e.assign(update, target=_dot(stmt.target.name))
+
+
+def fwd_accumulating_bilinear(ctx, stmt, e):
+    """fwd: ``update(g, b, s)`` (``s += g @ b.T`` and the like, from reverse-mode matrix
+    products) / ``update(g%dot, b, s%dot); update(g, b%dot, s%dot)``."""
+    g, other, shadow = stmt.value.args
+    e.stmt(clone_stmt(stmt))
+    if not (ctx.active(g) or ctx.active(other)):
+        return
+    if not ctx.active(shadow):
+        raise ctx.unsupported("accumulating into an array without a tangent", stmt.loc)
+    func = stmt.value.func
+    if ctx.active(g):
+        e.call(func, [ctx.tangent(e, g), other, ctx.tangent(e, shadow)], hint="void")
+    if ctx.active(other):
+        e.call(func, [g, ctx.tangent(e, other), ctx.tangent(e, shadow)], hint="void")
+
+
 def fwd_bilinear(ctx, stmt, e, args):
     """fwd: ``C = A @ B`` (``np.dot``, ``np.outer``, ``np.kron``) / ``C%dot = dA @ B +
     A @ dB``: the product rule of a bilinear map, on the arrays themselves."""
@@ -477,6 +516,7 @@ FWD_HANDLERS = {
     "cast": fwd_copy,
     "exhaust_iter": fwd_copy,
     "binop": fwd_binop,
+    "inplace_binop": fwd_inplace_binop,
     "unary": fwd_unary,
     "call": fwd_call,
     "getitem": fwd_getitem,

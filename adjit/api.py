@@ -277,7 +277,8 @@ class _HVPWrapper:
     def stub_names(self):
         if self.single:
             return list(self.names) + ["v" if "v" not in self.names else "adjit_v"]
-        return list(self.names) + [f"v_{self.names[i]}" for i in self.argnums]
+        names = [f"v_{self.names[i]}" for i in self.argnums]
+        return list(self.names) + [n if n not in self.names else f"adjit_{n}" for n in names]
 
     def build(self, argtypes):
         from .transform.forward import derive_jvp

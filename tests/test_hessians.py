@@ -244,3 +244,18 @@ def test_jvp_of_in_place_array_updates():
     y = x * x - 0.5 + x
     assert value == pytest.approx(np.sum(y * y), rel=1e-14)
     assert tangent == pytest.approx(np.sum(2.0 * y * (2.0 * x + 1.0)), rel=1e-14)
+
+
+def inactive_in_place(x):
+    w = np.ones(3)
+    w *= 2.0  # no tangent reaches w: copied as it is
+    k = 3
+    k *= 2
+    return np.sum(w * x) * k
+
+
+def test_jvp_copies_in_place_updates_without_tangents():
+    x = np.array([0.3, -0.7, 1.2])
+    value, tangent = adjit.jvp(inactive_in_place)(x, np.ones(3))
+    assert value == pytest.approx(12.0 * np.sum(x), rel=1e-14)
+    assert tangent == pytest.approx(36.0, rel=1e-14)

@@ -23,7 +23,9 @@ class Pass:
 
 
 class InplaceBinopToBinop(Pass):
-    """``s += t`` on scalars is ``s = s + t``: one rule (the binop's) covers both forms."""
+    """``s += t`` on scalars is ``s = s + t``: one rule (the binop's) covers both forms.
+    On arrays ``a += b`` stays an in-place update (forward mode has a handler for it;
+    reverse mode refuses it)."""
 
     name = "inplace_binop_to_binop"
 
@@ -34,7 +36,7 @@ class InplaceBinopToBinop(Pass):
                 if not (isinstance(expr, ir.Expr) and expr.op == "inplace_binop"):
                     continue
                 if isinstance(fn.typeof(expr.lhs), types.Array):
-                    continue  # a real in-place array update; the transform rejects it
+                    continue  # a real in-place array update
                 new = ir.Expr.binop(expr.immutable_fn, expr.lhs, expr.rhs, expr.loc)
                 fn.calltypes[new] = fn.calltypes.pop(expr)
                 stmt.value = new
@@ -203,17 +205,14 @@ class CommonElementReads(Pass):
 
     @staticmethod
     def may_write(fn, val):
-        """Whether evaluating ``val`` may write an array: a call with a non-scalar
-        argument, or an in-place operator."""
+        """Whether evaluating ``val`` may write an array: an in-place operator, or a call
+        that may write one of its array arguments or its receiver (``w.sort()``)."""
+        from ..transform.analysis import call_writes
         if not isinstance(val, ir.Expr):
             return False
         if val.op == "inplace_binop":
             return True
-        if val.op != "call":
-            return False
-        args = list(val.args) + [v for _, v in val.kws]
-        return bool(val.vararg) or not all(
-            isinstance(fn.typeof(a), (types.Number, types.Boolean)) for a in args)
+        return val.op == "call" and (bool(val.vararg) or bool(call_writes(fn, val)))
 
 
 NORMALISE = [InplaceBinopToBinop(), ResolveModuleAttributes(), IndexArrayIteration(),

@@ -3,8 +3,10 @@
 ``grad`` and ``hvp`` never read the primal value that the forward pass returns. The
 forward pass built for them (``ReverseProgram.fwd_tape``) returns None instead, and this
 pass then drops every statement that only fed the value: in a loop whose reverse pass
-recomputes what it reads, nothing is left but the trip count. LLVM would do the same only
-after inlining the forward pass into its caller, which it does not always do.
+recomputes what it reads, nothing is left but the trip count. Doing it on the IR keeps
+the generated program small and does not depend on LLVM proving the value unused.
+Pure reads (``getitem``) go too, so an exception they would raise in dead code is lost;
+the divisions and powers that may raise ``ZeroDivisionError`` stay.
 """
 import math
 import operator

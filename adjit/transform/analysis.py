@@ -281,8 +281,12 @@ def callee_draws_random(dispatcher, argtypes, _active=()):
         return _callee_random.get(key, False)
     fn = capture(dispatcher, argtypes)
     found = False
+    generators = tuple(getattr(types, n) for n in (
+        "NumPyRandomGeneratorType", "NumPyRandomBitGeneratorType") if hasattr(types, n))
     for typ in fn.typemap.values():
         if isinstance(typ, types.Module) and typ.pymod in (np.random, random):
+            found = True
+        elif generators and isinstance(typ, generators):  # np.random.Generator methods
             found = True
         elif isinstance(typ, types.Function):
             owner = getattr(typ.typing_key, "__self__", None)

@@ -265,7 +265,8 @@ def fwd_array_rule(ctx, stmt, e, prim, args):
 
 
 def fwd_derived_call(ctx, stmt, e, dispatcher):
-    """fwd: ``(y, y%dot) = f_jvp(args, tangents)``; tape-using callees always get tangents."""
+    """fwd: ``(y, y%dot) = f_jvp(args, tangents)``; adjit's generated callees get a
+    tangent for every array argument and every active scalar."""
     from .forward import derive_jvp, has_tangent
     from ..capture.typed_ir import is_generated
     expr = stmt.value
@@ -377,12 +378,12 @@ def fwd_inplace_binop(ctx, stmt, e):
     """fwd: ``a += b`` / ``a -= b`` on arrays (what reverse-mode helpers do to shadows) /
     ``a%dot += b%dot``: the update is linear, its tangent is the same update."""
     expr = stmt.value
+    e.stmt(clone_stmt(stmt))
+    if not (ctx.active(stmt.target) or ctx.active(expr.lhs) or ctx.active(expr.rhs)):
+        return  # integers, or arrays no tangent reaches
     if not (isinstance(ctx.typeof(expr.lhs.name), types.Array)
             and expr.immutable_fn in (operator.add, operator.sub)):
         raise ctx.unsupported(f"the in-place operator '{expr.fn.__name__}'", stmt.loc)
-    e.stmt(clone_stmt(stmt))
-    if not ctx.active(stmt.target):
-        return
     if not ctx.active(expr.lhs):
         raise ctx.unsupported("accumulating into an array without a tangent", stmt.loc)
     if not ctx.active(expr.rhs):

@@ -49,3 +49,19 @@ def test_random_helper_is_refused(fn):
     with pytest.raises(adjit.UnsupportedError, match="draws random numbers") as info:
         adjit.grad(fn)(np.ones(3))
     assert "_noisy_scaled" in str(info.value) or "_calls_noisy" in str(info.value)
+
+
+@numba.njit
+def _generator_scaled(x, rng):
+    return x * rng.standard_normal()
+
+
+def squares_of_generator_scaled(x, rng):
+    y = _generator_scaled(x, rng)
+    return np.sum(y * y)
+
+
+def test_helper_drawing_from_a_generator_argument_is_refused():
+    rng = np.random.default_rng(0)
+    with pytest.raises(adjit.UnsupportedError, match="draws random numbers"):
+        adjit.grad(squares_of_generator_scaled)(np.ones(3), rng)

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from numba.core import ir, types
 from numba.core.analysis import compute_cfg_from_blocks
 
+from .forward_pass import is_phi, iterator_root
+
 
 @dataclass(frozen=True)
 class CountedLoop:
@@ -111,8 +113,7 @@ def _phi_inductions(ctx, loop):
     """Header phis ``i = phi(start from P, i +- step from L)`` with signed integer start
     and a step that is a constant (so the same on every iteration)."""
     for stmt in ctx.blocks[loop.header].body:
-        if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr)
-                and stmt.value.op == "phi"):
+        if not is_phi(stmt):
             continue
         name = stmt.target.name
         if types.unliteral(ctx.typeof(name)) != types.intp:
@@ -137,8 +138,8 @@ def _phi_inductions(ctx, loop):
 
 
 def _range_induction(ctx, loop):
-    """The header's ``pair_first(iternext(it))`` when ``it`` is a range iterator made in
-    the preheader and walked by this loop alone, with signed integer bounds."""
+    """The header's ``pair_first(iternext(it))`` when ``it`` is a ``range`` iterator made
+    in the preheader (a ``for`` statement's own), with signed integer bounds."""
     nexts = [s for s in ctx.blocks[loop.header].body if isinstance(s, ir.Assign)
              and isinstance(s.value, ir.Expr) and s.value.op == "iternext"]
     firsts = [s for s in ctx.blocks[loop.header].body if isinstance(s, ir.Assign)
@@ -148,14 +149,10 @@ def _range_induction(ctx, loop):
     name = firsts[0].target.name
     if types.unliteral(ctx.typeof(name)) != types.intp:
         return None
-    chain = [nexts[0].value.value.name]
-    value = ctx.definition(chain[-1])
-    while isinstance(value, ir.Var):
-        chain.append(value.name)
-        value = ctx.definition(value.name)
-    if not (isinstance(value, ir.Expr) and value.op == "getiter"):
-        return None
-    if any(ctx.defs[n][0][0] != loop.preheader for n in chain) or not _walked_once(ctx, chain):
+    root = iterator_root(ctx, nexts[0].value.value.name)
+    value = ctx.definition(root)
+    if not (isinstance(value, ir.Expr) and value.op == "getiter"
+            and ctx.defs[root][0][0] == loop.preheader):
         return None
     call = ctx.definition(value.value.name)
     if not (isinstance(call, ir.Expr) and call.op == "call" and not call.kws
@@ -170,16 +167,3 @@ def _range_induction(ctx, loop):
     if len(args) == 2:
         return Induction(name, loop, start=args[0])
     return Induction(name, loop, start=args[0], step=args[2])
-
-
-def _walked_once(ctx, chain):
-    """Whether the iterator (and its copies in ``chain``) is read only by one iternext
-    and the copies themselves: another reader could advance it behind the counter."""
-    readers = 0
-    for block in ctx.blocks.values():
-        for stmt in block.body:
-            for var in stmt.list_vars():
-                if var.name in chain and not (isinstance(stmt, ir.Assign)
-                                              and stmt.target.name == var.name):
-                    readers += 1
-    return readers == len(chain)  # each copy read once by the next, the last by iternext

@@ -1,5 +1,6 @@
 """Reverse-mode helpers for matrix products producing arrays: ``C = A @ B`` and
-``np.dot(A, B)`` with ``A`` 2-D and ``B`` 2-D or 1-D.
+``np.dot(A, B)`` with ``A`` 2-D and ``B`` 2-D or 1-D, and ``C = np.kron(A, B)`` with ``A``
+and ``B`` both 1-D or both 2-D.
 
 ``update_a(g, b, shadow)`` adds ``g @ b.T`` (the outer product ``g b^T`` for a 1-D ``b``)
 into ``A``'s shadow, ``update_b(g, a, shadow)`` adds ``a.T @ g`` into ``B``'s shadow; ``g``
@@ -47,7 +48,46 @@ def _matmul_update_b_impl(g, a, shadow):
 update_a = numba.njit(lambda g, b, shadow: matmul_update_a(g, b, shadow))
 update_b = numba.njit(lambda g, a, shadow: matmul_update_b(g, a, shadow))
 
+@numba.njit
+def kron_update_a(g, b, shadow):
+    """``shadow[i, j] += sum_kl g[i*p + k, j*q + l] * b[k, l]`` for ``C = kron(A, B)``
+    (``b`` of shape (p, q)); the 1-D case drops the second index."""
+    if b.ndim == 1:
+        p = b.shape[0]
+        for i in range(shadow.shape[0]):
+            acc = 0.0
+            for k in range(p):
+                acc += g[i * p + k] * b[k]
+            shadow[i] += acc
+        return
+    p, q = b.shape[0], b.shape[-1]
+    for i in range(shadow.shape[0]):
+        for j in range(shadow.shape[-1]):
+            acc = 0.0
+            for k in range(p):
+                for m in range(q):
+                    acc += g[i * p + k, j * q + m] * b[k, m]
+            shadow[i, j] += acc
+
+
+@numba.njit
+def kron_update_b(g, a, shadow):
+    """``shadow[k, l] += sum_ij g[i*p + k, j*q + l] * a[i, j]`` for ``C = kron(A, B)``."""
+    p, q = shadow.shape[0], shadow.shape[-1]
+    if a.ndim == 1:
+        for i in range(a.shape[0]):
+            for k in range(p):
+                shadow[k] += g[i * p + k] * a[i]
+        return
+    for i in range(a.shape[0]):
+        for j in range(a.shape[-1]):
+            aij = a[i, j]
+            for k in range(p):
+                for m in range(q):
+                    shadow[k, m] += g[i * p + k, j * q + m] * aij
+
+
 # forward rules for generated code that calls them (forward-over-reverse): both updates
 # are bilinear in (g, other) and accumulate into the shadow, so the tangent of the shadow
 # takes update(g%dot, other) + update(g, other%dot)
-ACCUMULATING_BILINEAR = (update_a, update_b)
+ACCUMULATING_BILINEAR = (update_a, update_b, kron_update_a, kron_update_b)

@@ -187,6 +187,9 @@ def _written_arrays(fn, stmt):
     return [], []
 
 
+_PURE_PRODUCTS = (np.kron, np.outer)  # new arrays from their arguments, which they only read
+
+
 def call_writes(fn, expr):
     """The array arguments (method receivers included) a call may write: what an
     ``@njit`` callee writes (analysed), nothing for a primitive known to be pure, every
@@ -213,6 +216,7 @@ def call_writes(fn, expr):
         except Exception:  # cannot analyse the callee: assume the worst
             return arrays
     pure = (key in ALLOCATIONS or lookup(key) is not None or lookup_array(key) is not None
+            or key in _PURE_PRODUCTS
             or (isinstance(key, np.ufunc) and len(expr.args) == key.nin))
     return [] if pure and not expr.kws else arrays
 

@@ -1,6 +1,7 @@
 """Reverse mode through matrix products producing arrays (``A @ B``, ``np.dot(A, B)``,
-2-D @ 2-D and 2-D @ 1-D), recomputed where a later update reads them, and through an
-``@njit`` helper returning an array (the ``simple_mlp`` benchmark's shape)."""
+2-D @ 2-D and 2-D @ 1-D, and ``np.kron``), recomputed where a later update reads them,
+and through an ``@njit`` helper returning an array (the ``simple_mlp`` benchmark's
+shape)."""
 import numba
 import numpy as np
 import pytest
@@ -77,3 +78,36 @@ def dot_matrix_vector(a, w):
 
 def test_element_of_a_matrix_vector_product():
     check_grad(dot_matrix_vector, A, V, argnums=0)
+
+
+# Kronecker products: C[i*p + k, j*q + l] = A[i, j] * B[k, l]
+
+
+def weighted_kron(a, b, w):
+    return np.sum(np.kron(a, b) * w)
+
+
+def squared_kron(a, b):
+    c = np.kron(a, b)
+    return np.sum(c * c)
+
+
+KA = RNG.standard_normal((2, 3))
+KB = RNG.standard_normal((4, 2))
+KW = RNG.standard_normal((8, 6))
+
+
+def test_kron_gradient_is_the_adjoint_contraction():
+    """Dot-product test: <d kron(A, B), W> with dC = kron(dA, B) + kron(A, dB) equals
+    <dA, Abar> + <dB, Bbar> for the gradients of sum(kron(A, B) * W)."""
+    ga, gb = adjit.grad(weighted_kron, argnums=(0, 1))(KA, KB, KW)
+    da, db = RNG.standard_normal(KA.shape), RNG.standard_normal(KB.shape)
+    lhs = np.sum((np.kron(da, KB) + np.kron(KA, db)) * KW)
+    assert np.sum(da * ga) + np.sum(db * gb) == pytest.approx(lhs, rel=1e-13)
+    check_grad(weighted_kron, KA, KB, KW, argnums=(0, 1))
+
+
+def test_kron_of_vectors_and_recomputed_product():
+    a, b = KA[0].copy(), KB[:, 0].copy()
+    check_grad(weighted_kron, a, b, RNG.standard_normal(a.size * b.size), argnums=(0, 1))
+    check_grad(squared_kron, KA, KB, argnums=(0, 1))  # the reverse pass rebuilds kron(A, B)

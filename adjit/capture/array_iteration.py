@@ -10,11 +10,7 @@ from numba.core import ir, types, typing
 from numba.core.registry import cpu_target
 
 from ..ir.builder import fresh_name
-
-
-def _global_values(fn):
-    return {s.target.name: s.value.value for b in fn.func_ir.blocks.values() for s in b.body
-            if isinstance(s, ir.Assign) and isinstance(s.value, (ir.Global, ir.FreeVar))}
+from ..ir.nodes import global_values
 
 
 def _is_vector(typ):
@@ -27,7 +23,7 @@ class IndexArrayIteration:
     name = "index_array_iteration"
 
     def run(self, fn):
-        gvals = _global_values(fn)
+        gvals = global_values(fn.func_ir.blocks)
         for block in fn.func_ir.blocks.values():
             for stmt in list(block.body):
                 value = stmt.value if isinstance(stmt, ir.Assign) else None

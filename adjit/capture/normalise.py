@@ -10,6 +10,7 @@ from .. import config
 from ..ir.builder import fresh_name
 from .array_iteration import IndexArrayIteration
 from ..ir.checks import check_blocks
+from ..ir.nodes import global_value
 from ..ir.printing import dump
 
 
@@ -109,7 +110,7 @@ class NestVariadicMinMax(Pass):
             for stmt in block.body:
                 val = stmt.value if isinstance(stmt, ir.Assign) else None
                 if (isinstance(val, ir.Expr) and val.op == "call" and len(val.args) > 2
-                        and _global_value(fn, val.func) in (min, max)
+                        and global_value(fn.func_ir.blocks, val.func) in (min, max)
                         and all(isinstance(fn.typeof(a), types.Number) for a in val.args)):
                     acc = val.args[0]
                     for arg in val.args[1:-1]:
@@ -124,16 +125,6 @@ class NestVariadicMinMax(Pass):
                     val.args = [acc, val.args[-1]]
                 body.append(stmt)
             block.body = body
-
-
-def _global_value(fn, var):
-    """The Python object a variable was loaded from as a global, or None."""
-    for block in fn.func_ir.blocks.values():
-        for stmt in block.body:
-            if (isinstance(stmt, ir.Assign) and stmt.target.name == var.name
-                    and isinstance(stmt.value, (ir.Global, ir.FreeVar))):
-                return stmt.value.value
-    return None
 
 
 class SquareToMultiply(Pass):

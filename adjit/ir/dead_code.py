@@ -14,6 +14,7 @@ import operator
 from numba.core import ir
 
 from .builder import fresh_name
+from .nodes import global_values
 
 # expressions without effects: removing one whose result is unused changes nothing
 _PURE_OPS = frozenset({"binop", "unary", "getitem", "static_getitem", "getattr", "cast",
@@ -35,8 +36,7 @@ def discard_result(blocks):
 def remove_dead_code(blocks):
     """Delete assignments of pure values that no effectful statement needs, directly or
     through other assignments (so a loop-carried accumulator nobody reads goes too)."""
-    globals_ = {s.target.name: s.value.value for b in blocks.values() for s in b.body
-                if isinstance(s, ir.Assign) and isinstance(s.value, (ir.Global, ir.FreeVar))}
+    globals_ = global_values(blocks)
     pure = [s for b in blocks.values() for s in b.body
             if isinstance(s, ir.Assign) and _pure(s.value, globals_)]
     pure_ids = {id(s) for s in pure}

@@ -1,4 +1,4 @@
-"""Classifying IR statements, shared by the forward- and reverse-mode handler tables."""
+"""Classifying IR statements and looking up what they name, shared by the passes."""
 from numba.core import ir
 
 
@@ -14,3 +14,19 @@ def node_kind(stmt):
             return "global"
         return type(value).__name__.lower()
     return type(stmt).__name__.lower()
+
+
+def global_value(blocks, var):
+    """The Python object ``var`` was loaded from as a global or free variable, or None."""
+    for block in blocks.values():
+        for stmt in block.body:
+            if (isinstance(stmt, ir.Assign) and stmt.target.name == var.name
+                    and isinstance(stmt.value, (ir.Global, ir.FreeVar))):
+                return stmt.value.value
+    return None
+
+
+def global_values(blocks):
+    """Map variable name -> the Python object it was loaded from as a global."""
+    return {s.target.name: s.value.value for b in blocks.values() for s in b.body
+            if isinstance(s, ir.Assign) and isinstance(s.value, (ir.Global, ir.FreeVar))}

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba.core import ir, types
 
+from ..ir.nodes import global_value
+
 
 def is_float(typ):
     return isinstance(typ, types.Float)
@@ -205,7 +207,7 @@ def call_writes(fn, expr):
             args = [found[0].value] + args
         key = ftype.typing_key
     else:
-        key = _global_object(fn, expr.func)
+        key = global_value(fn.func_ir.blocks, expr.func)
     arrays = [a for a in args if isinstance(fn.typeof(a), types.Array)]
     if not arrays:
         return []
@@ -219,15 +221,6 @@ def call_writes(fn, expr):
             or key in _PURE_PRODUCTS
             or (isinstance(key, np.ufunc) and len(expr.args) == key.nin))
     return [] if pure and not expr.kws else arrays
-
-
-def _global_object(fn, var):
-    for block in fn.func_ir.blocks.values():
-        for s in block.body:
-            if (isinstance(s, ir.Assign) and s.target.name == var.name
-                    and isinstance(s.value, (ir.Global, ir.FreeVar))):
-                return s.value.value
-    return None
 
 
 _callee_writes = {}

@@ -96,14 +96,13 @@ class Shadows:
         value = self.definition(self.array_root(name))
         if not isinstance(value, ir.Expr):
             return None
-        if value.op in ("getitem", "static_getitem") and isinstance(
-                self.typeof(value.value.name), types.Array):
-            index = value.index if value.op == "getitem" else value.index_var
-            if index is None or not is_basic_index(self.index_type(value, index)):
+        indexed = self.indexed_array(value)
+        if indexed is not None:
+            if not self.basic_view(value, indexed[1]):
                 raise self.unsupported("indexing an array with an array or mask",
                                        self.defs[self.array_root(name)][0][1].loc,
                                        "only integers and slices make views of arrays")
-            return value.value, index
+            return indexed
         if value.op == "pair_first":
             array, iter_var = self.iterated_array(value, loc)
             if self.typeof(array.name).ndim >= 2:
@@ -147,16 +146,26 @@ class Shadows:
             name = parent.name
         return None
 
+    def indexed_array(self, value):
+        """``(array, index var)`` when ``value`` indexes an array (``a[i]``, ``a[1:]``;
+        the index var is None for a constant index without one), else None."""
+        if value.op in ("getitem", "static_getitem") and isinstance(
+                self.typeof(value.value.name), types.Array):
+            return value.value, value.index if value.op == "getitem" else value.index_var
+        return None
+
+    def basic_view(self, value, index):
+        """Whether indexing with ``index`` makes a view (integers and slices)."""
+        return index is not None and is_basic_index(self.index_type(value, index))
+
     def view_parent(self, name):
         """The array that view ``name`` shares memory with (no side effects), or None."""
         value = self.definition(self.array_root(name))
         if not isinstance(value, ir.Expr):
             return None
-        if value.op in ("getitem", "static_getitem") and isinstance(
-                self.typeof(value.value.name), types.Array):
-            index = value.index if value.op == "getitem" else value.index_var
-            if index is not None and is_basic_index(self.index_type(value, index)):
-                return value.value
+        indexed = self.indexed_array(value)
+        if indexed is not None and self.basic_view(value, indexed[1]):
+            return indexed[0]
         if value.op == "pair_first":
             pair = self.definition(value.value.name)
             if isinstance(pair, ir.Expr) and pair.op == "iternext":

@@ -44,7 +44,8 @@ import weakref
 
 import numpy as np
 
-__all__ = ["check_grad", "check_vjp", "check_jvp", "numerical_grad", "ELEMENTWISE_LIMIT"]
+__all__ = ["check_grad", "check_vjp", "check_jvp", "check_hvp", "numerical_grad",
+           "ELEMENTWISE_LIMIT"]
 
 #: Arrays with at most this many elements are checked element by element.
 ELEMENTWISE_LIMIT = 64
@@ -230,6 +231,38 @@ def check_jvp(f, *args, seed=0, rtol=None, atol=None):
         raise AssertionError(f"check_jvp({_name(f)}): tangent disagrees with central "
                              f"differences\n  adjit: {float(tan)!r}\n  fd:    {fd!r}")
     return value, tan
+
+
+def check_hvp(f, *args, argnums=0, seed=0, rtol=1e-5, atol=1e-7):
+    """Check ``adjit.hvp(f, argnums)(*args, v)`` (forward-over-reverse) with a random
+    ``v`` against central differences of ``adjit.grad(f, argnums)`` along ``v`` (check the
+    gradient itself with ``check_grad``). One float or float-array argument; returns H v."""
+    __tracebackhide__ = True
+    import adjit
+    x = args[argnums]
+    rng = np.random.default_rng(seed)
+    v = (rng.standard_normal(np.shape(x)).astype(x.dtype) if _is_float_array(x)
+         else float(rng.standard_normal()))
+    depth = _current_depth()
+    hv = adjit.hvp(f, argnums=argnums)(*args, v)
+    if _current_depth() != depth:
+        raise AssertionError(f"check_hvp({_name(f)}): tape depth changed across the call")
+    grad = adjit.grad(f, argnums=argnums)
+    h = _rel_step(np.dtype(np.float64), None) * max(1.0, float(np.max(np.abs(x))))
+
+    def moved(sign):
+        new = list(_copy_args(args))
+        new[argnums] = x + sign * h * v
+        return np.asarray(grad(*new), dtype=np.float64)
+
+    fd = (moved(1.0) - moved(-1.0)) / (2 * h)
+    got = np.asarray(hv, dtype=np.float64)
+    scale = max(1.0, float(np.max(np.abs(fd))))
+    if got.shape != fd.shape or not np.all(np.abs(got - fd) <= atol + 1e-4 * scale
+                                           + rtol * np.abs(fd)):
+        raise AssertionError(f"check_hvp({_name(f)}): H v disagrees with differences of "
+                             f"the gradient\n  adjit: {got!r}\n  fd:    {fd!r}")
+    return hv
 
 
 def numerical_grad(f, *args, argnums=0, eps=None):

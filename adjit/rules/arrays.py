@@ -146,7 +146,7 @@ def fresh_shadow(shadow, shape, fresh):
     if not fresh:
         return shadow
     if shadow.shape == shape:
-        shadow.fill(0.0)
+        shadow[...] = 0.0  # (not .fill: forward mode differentiates this under hvp)
         return shadow
     return np.zeros(shape, shadow.dtype)
 
@@ -252,3 +252,32 @@ defelementwise((np.dot, np.vdot, operator.matmul),
 defarrayvjp((np.prod, _method("prod")), [prod_update], [prod_tangent])
 defarrayvjp((np.max, np.amax, _method("max")), [argmax_update], [argmax_tangent])
 defarrayvjp((np.min, np.amin, _method("min")), [argmin_update], [argmin_tangent])
+
+
+# -- selection writes ``a[sel] = v`` (slices, masks, index arrays) in reverse mode -----
+@numba.njit
+def add_selection(vshadow, shadow, index):
+    """``vshadow += shadow[index]``: the adjoint of an array written into a selection."""
+    part = shadow[index]
+    if part.shape != vshadow.shape:
+        raise ValueError("adjit: writing an array into a selection of another shape "
+                         "(broadcasting) is not differentiable")
+    vshadow += part
+
+
+@numba.njit
+def sum_selection(shadow, index):
+    """``sum(shadow[index])``: the adjoint of a scalar written into a selection."""
+    return np.sum(shadow[index])
+
+
+@numba.njit
+def zero_selection(shadow, index):
+    """``shadow[index] = 0``: what was overwritten receives no adjoint."""
+    shadow[index] = 0.0
+
+
+@numba.njit
+def restore_selection(a, index, old):
+    """``a[index] = old``: put back what a selection write overwrote."""
+    a[index] = old

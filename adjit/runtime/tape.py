@@ -8,7 +8,10 @@ Generated derivative code does, per thread::
     x, i, flag = pop_record(rec_type)(tape)     # reverse sweep, LIFO
 
 Every scalar takes one 8-byte word: floats are bit-cast, integers and booleans are
-zero-extended (and truncated back on pop), so the round trip is exact. The intrinsics
+zero-extended (and truncated back on pop), so the round trip is exact. An array takes the
+words of its Numba struct (meminfo, parent, sizes, data pointer, shape, strides): a push
+holds a reference (NRT incref), and the pop hands that reference to the popping code,
+so an array temporary that the reverse pass reads stays alive until it is popped. The intrinsics
 only declare the ``adjit_tape_*`` functions and link the fast-path library; LLVM inlines
 them into the caller.
 """
@@ -56,6 +59,8 @@ def record_words(ty):
         return 1
     if isinstance(ty, types.Complex):
         return 2
+    if isinstance(ty, types.Array):
+        return 5 + 2 * ty.ndim  # meminfo, parent, nitems, itemsize, data, shape, strides
     if isinstance(ty, types.BaseTuple):
         total = 0
         for t in ty.types:
@@ -73,7 +78,7 @@ def _check_record(ty, what):
     if record_words(ty) is None:
         raise errors.TypingError(
             "adjit %s: unsupported tape record type %s (expected a float, integer, "
-            "boolean, complex or a (nested) tuple of those)" % (what, ty))
+            "boolean, complex, array or a (nested) tuple of those)" % (what, ty))
     return ty
 
 
@@ -82,9 +87,40 @@ def _scalar_bits(context, ty):
     return 1 if isinstance(ty, types.Boolean) else ty.bitwidth
 
 
+def _encode_struct(builder, value, out):
+    """Append the i64 words of an LLVM aggregate of pointers and integers (an array)."""
+    for i, elem in enumerate(value.type.elements):
+        part = builder.extract_value(value, i)
+        if isinstance(elem, ir.ArrayType):
+            for j in range(elem.count):
+                out.append(builder.extract_value(part, j))
+        elif isinstance(elem, ir.PointerType):
+            out.append(builder.ptrtoint(part, _I64))
+        else:
+            out.append(part)
+
+
+def _decode_struct(builder, llty, words):
+    """Rebuild an LLVM aggregate of pointers and integers from i64 words."""
+    value = ir.Constant(llty, ir.Undefined)
+    for i, elem in enumerate(llty.elements):
+        if isinstance(elem, ir.ArrayType):
+            part = ir.Constant(elem, ir.Undefined)
+            for j in range(elem.count):
+                part = builder.insert_value(part, next(words), j)
+        elif isinstance(elem, ir.PointerType):
+            part = builder.inttoptr(next(words), elem)
+        else:
+            part = next(words)
+        value = builder.insert_value(value, part, i)
+    return value
+
+
 def _encode(context, builder, ty, value, out):
     """Append the i64 words of ``value`` (numba type ``ty``) to ``out``."""
-    if isinstance(ty, types.BaseTuple):
+    if isinstance(ty, types.Array):
+        _encode_struct(builder, value, out)
+    elif isinstance(ty, types.BaseTuple):
         for i, t in enumerate(ty.types):
             _encode(context, builder, t, builder.extract_value(value, i), out)
     elif isinstance(ty, types.Complex):
@@ -102,6 +138,8 @@ def _encode(context, builder, ty, value, out):
 
 def _decode(context, builder, ty, words):
     """Rebuild a value of numba type ``ty`` from the iterator ``words`` of i64 words."""
+    if isinstance(ty, types.Array):
+        return _decode_struct(builder, context.get_value_type(ty), words)
     if isinstance(ty, (types.BaseTuple, types.Complex)):
         parts = (ty.types if isinstance(ty, types.BaseTuple)
                  else (ty.underlying_float,) * 2)
@@ -143,13 +181,16 @@ def tape_acquire(typingctx):
 
 @intrinsic
 def tape_push(typingctx, tape, record):
-    """Push a scalar or (nested, heterogeneous) tuple of scalars as one tape record."""
+    """Push a scalar, an array or a (nested, heterogeneous) tuple of those as one tape
+    record (arrays are held by reference until popped)."""
     _check_tape(tape)
     rec = _check_record(record, "tape_push")
 
     def codegen(context, builder, sig, args):
         words = []
         _encode(context, builder, rec, args[1], words)
+        if context.enable_nrt:  # the tape holds a reference to every array it holds
+            context.nrt.incref(builder, rec, args[1])
         if words:
             n = ir.Constant(_I64, len(words))
             _link_fast_path(context)

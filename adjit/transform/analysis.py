@@ -150,6 +150,10 @@ def array_parents(fn, name, defs):
         return [value.value]
     if value.op == "phi":
         return [v for v in value.incoming_values if isinstance(v, ir.Var)]
+    from .calls import array_op_site
+    site = array_op_site(fn, value)
+    if site is not None and site.op.kind == "view":
+        return [site.args[0]]
     if value.op == "pair_first":  # pair_first(iternext(it)), it a copy of getiter(a)
         seen = set()
         while isinstance(value, (ir.Var, ir.Expr)) and id(value) not in seen:
@@ -208,8 +212,13 @@ def call_writes(fn, expr):
         key = ftype.typing_key
     else:
         key = global_value(fn.func_ir.blocks, expr.func)
+        if key is None and isinstance(ftype, types.Function):  # np.exp read as an attribute
+            key = ftype.typing_key
     arrays = [a for a in args if isinstance(fn.typeof(a), types.Array)]
     if not arrays:
+        return []
+    from .calls import array_op_site
+    if array_op_site(fn, expr) is not None:  # registered array ops only read
         return []
     if isinstance(ftype, types.Dispatcher):
         try:

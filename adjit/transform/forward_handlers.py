@@ -12,6 +12,7 @@ from numba.core import ir, types
 from numba.extending import overload
 
 from ..ir.builder import clone_stmt, clone_value
+from .calls import array_op_site, emit_array_op
 from .partials import emit_partial
 from ..rules import NONDIFF, lookup
 from ..rules.core import ZERO, FuncPartial, Rule, lookup_linear
@@ -57,10 +58,15 @@ def fwd_copy(ctx, stmt, e):
 
 
 def fwd_arg(ctx, stmt, e):
-    """fwd: ``x = arg(i)``: ``x%dot`` is the tangent argument of x (0 if inactive)."""
+    """fwd: ``x = arg(i)``: ``x%dot`` is the tangent argument of x (0 if inactive, and
+    zeros for an undifferentiated array the function writes into)."""
     e.stmt(clone_stmt(stmt))
     if stmt.value.index in ctx.active_args and ctx.active(stmt.target):
         e.assign(e.var(ctx.tangent_args[stmt.value.index]), target=_dot(stmt.target.name))
+    elif ctx.active(stmt.target) and is_float_array(ctx.typeof(stmt.target.name)):
+        # an array argument written with differentiated values (``out=``): its tangent
+        # starts at zero and takes the tangents of what is written
+        e.call(np.zeros_like, [stmt.target], target=_dot(stmt.target.name))
 
 
 def fwd_constant(ctx, stmt, e):
@@ -197,6 +203,9 @@ def callee_of(ctx, func_var):
 def fwd_call(ctx, stmt, e):
     """fwd: a rule, a tape operation, an allocation, or the callee's JVP program."""
     expr = stmt.value
+    site = array_op_site(ctx.fn, expr)
+    if site is not None:
+        return fwd_array_op(ctx, stmt, e, site)
     callee = callee_of(ctx, expr.func)
     ftype = ctx.typeof(expr.func.name)
     if callee is tape_rt.tape_push:
@@ -228,6 +237,41 @@ def fwd_call(ctx, stmt, e):
     name = getattr(callee, "__name__", None) or str(ftype)
     apply_rule(ctx, stmt, e, lookup(callee) if callee is not None else None, name,
                list(expr.args))
+
+
+def fwd_array_op(ctx, stmt, e, site):
+    """fwd: ``y = op(a[, b])`` (a registered array op) / ``y%dot = op(a%dot)`` for a
+    view or a linear map, ``op(a%dot, b) + op(a, b%dot)`` for a bilinear one."""
+    op = site.op
+    old = emit_primal(ctx, stmt, e)
+    diff = [site.args[k] for k in op.diff_args]
+    if any(ctx.active(a) for a in site.args if a not in diff):
+        raise ctx.unsupported(f"'{op.name}' with a differentiated argument other than the "
+                              "array(s) it transforms", stmt.loc)
+    if not ctx.active(stmt.target):
+        return
+    args = [_use(e, old, a) for a in site.args]
+    terms = []
+    for k in op.diff_args:
+        if ctx.active(site.args[k]):
+            swapped = list(args)
+            swapped[k] = _tan(ctx, e, old, site.args[k])
+            terms.append(emit_array_op(e, site, swapped, hint="lin"))
+    if not terms:
+        total = ctx.zero(e, stmt.target, ctx.typeof(stmt.target.name))
+    elif len(terms) == 1:
+        total = terms[0]
+    else:
+        total = e.binop(operator.add, terms[0], terms[1], hint="tan")
+    e.assign(total, target=_dot(stmt.target.name))
+
+
+def fwd_getattr(ctx, stmt, e):
+    """fwd: ``y = x.T`` / ``y%dot = x%dot.T``; other attributes (``.shape``) copied."""
+    site = array_op_site(ctx.fn, stmt.value)
+    if site is not None:
+        return fwd_array_op(ctx, stmt, e, site)
+    fwd_plain(ctx, stmt, e)
 
 
 def method_key(ctx, func_var):
@@ -487,7 +531,8 @@ def fwd_setitem(ctx, stmt, e):
         if not ctx.active(stmt.target):
             raise ctx.unsupported("writing a differentiated value into a constant array",
                                   stmt.loc)
-        index = stmt.index if isinstance(stmt, ir.SetItem) else ir.Const(stmt.index, stmt.loc)
+        index = (stmt.index if isinstance(stmt, ir.SetItem)
+                 else stmt.index_var or ir.Const(stmt.index, stmt.loc))
         if isinstance(index, ir.Const):
             index = e.assign(index, hint="idx")
         e.setitem(e.var(_dot(stmt.target.name)), index, ctx.tangent(e, stmt.value))
@@ -529,6 +574,6 @@ FWD_HANDLERS = {
     "iternext": fwd_iter,
     "pair_first": fwd_iter,
     "pair_second": fwd_plain,
-    "getattr": fwd_plain,
+    "getattr": fwd_getattr,
     "print": fwd_plain,
 }

@@ -35,6 +35,20 @@ def zero_of(typ):
     return np.float32(0.0) if typ == types.float32 else 0.0
 
 
+def shadowed_array_args(fn, act, active_args):
+    """Positions of the float-array arguments that get a shadow: the differentiated
+    ones, and every other one that a differentiated value is written into (the ``out=``
+    pattern), whose derivative then flows on to the inputs that were written."""
+    out = []
+    for stmt in fn.func_ir.blocks[min(fn.func_ir.blocks)].body:
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Arg):
+            i = stmt.value.index
+            if is_float_array(fn.typeof(stmt.target.name)) and (
+                    i in active_args or stmt.target.name in act.active):
+                out.append(i)
+    return sorted(set(out))
+
+
 class ReverseContext(Shadows):
     """Analyses of one typed function plus the helpers the node handlers share."""
 
@@ -44,12 +58,14 @@ class ReverseContext(Shadows):
         self.cfg = CFG.of(self.blocks)
         self.active_args = frozenset(active_args)
         self.act = activity(fn, self.active_args)
+        self.shadowed_args = frozenset(shadowed_array_args(fn, self.act, self.active_args))
         self.defs = defining_stmts(self.blocks)
         self.arg_vars = {}      # arg index -> primal var name
         for stmt in self.blocks[self.cfg.entry].body:
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Arg):
                 self.arg_vars[stmt.value.index] = stmt.target.name
         self.synthetic_types = {}   # forward-pass-only variables -> numba type
+        self.saved_by_reference = set()  # forward-pass-only arrays no one writes again
         self.init_shadows()
 
     # -- kinds ------------------------------------------------------------------------

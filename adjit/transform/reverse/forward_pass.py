@@ -12,6 +12,7 @@ array write overwrites, the shape of a local array).
 """
 import operator
 
+import numpy as np
 from numba.core import ir
 
 from ...ir.builder import Emitter, clone_stmt, clone_value
@@ -73,7 +74,8 @@ def build_forward(ctx, rev):
                 fwd_statement(ctx, stmt, e)
         e.loc = primal.terminator.loc
         count_trips(e, rev, label)
-        items = [e.var(name) for name in rev.records[label]]
+        items = [e.call(np.copy, [e.var(name)], hint="saved") if name in rev.copied
+                 else e.var(name) for name in rev.records[label]]
         if rev.pushes_id[label] or (label in cfg.returns and rev.pushes_return_id):
             items.append(e.const(label, hint="id"))  # on top: the successor pops it first
         if items:

@@ -9,15 +9,21 @@ Handlers run only for statements that touch an active value, and for writes into
 arrays (whose overwritten values the reverse pass restores).
 """
 
+import operator
+
+import numpy as np
 from numba.core import ir, types
+from numba.core.registry import cpu_target
 
 from ...ir.builder import fresh_name
 from ...ir.nodes import node_kind
 from ..partials import emit_partial
 from ...rules import NONDIFF, lookup
-from ...rules.arrays import ALLOCATIONS, add_nonzero_at, lookup_array
+from ...rules.arrays import (ALLOCATIONS, add_nonzero_at, add_selection, lookup_array,
+                             restore_selection, sum_selection, zero_selection)
 from ...rules.core import ZERO
 from ..analysis import is_differentiable, is_float
+from ..calls import array_op_site
 from .context import TAPE, bar, bar_item
 from .elementwise import rev_elementwise
 from .matmul import rev_matmul
@@ -120,6 +126,9 @@ def rev_call(ctx, stmt, e):
     """fwd: unchanged, or the callee's forward pass / rev: its rule (registered rules win
     over deriving an ``@njit`` callee) or derived reverse."""
     expr = stmt.value
+    site = array_op_site(ctx.fn, expr)
+    if site is not None:
+        return rev_array_op(ctx, stmt, e, site)
     if expr.kws or expr.vararg or expr.varkwarg:
         raise ctx.unsupported("a call with keyword or star arguments", stmt.loc)
     ftype = ctx.typeof(expr.func.name)
@@ -173,6 +182,36 @@ def apply_array_rule(ctx, stmt, e, prim, args):
         if rule.updates[k] is not None:
             e.call(rule.updates[k], [g, ans] + passed + [shadow], hint="void")
     ctx.reset(e, target.name)
+
+
+def rev_array_op(ctx, stmt, e, site):
+    """fwd: ``y = op(a[, b])`` (a registered array op) / rev: nothing for a view (its
+    shadow is the same view of the parent's), ``transpose(y%shadow, a%shadow)`` for a
+    linear map, ``vjp_a(y%shadow, b, a%shadow)`` and ``vjp_b(..)`` for a bilinear one."""
+    op, target = site.op, stmt.target
+    diff = [site.args[k] for k in op.diff_args]
+    for a in site.args:
+        if a not in diff and (ctx.is_active(a) or a.name in ctx.act.carriers):
+            raise ctx.unsupported(f"'{op.name}' with a differentiated argument other than "
+                                  "the array(s) it transforms", stmt.loc)
+    if op.kind == "view" or not ctx.active_array(target):
+        return
+    g = ctx.shadow_of(target, stmt.loc, e)
+    for k, a in zip(op.diff_args, diff):
+        if not ctx.active_array(a):
+            continue
+        other = [] if op.kind == "linear" else [diff[1 - k]]
+        e.call(op.transposes[k], [g] + other + [ctx.shadow_of(a, stmt.loc, e)], hint="void")
+    if target.name in ctx.lazy_arrays:  # earlier uses belong to an earlier array
+        e.assign(ir.Const(True, stmt.loc), target=fresh_flag(target.name))
+
+
+def rev_getattr(ctx, stmt, e):
+    """fwd: ``y = x.T`` (a view) or ``x.shape`` etc. / rev: nothing (a view's shadow is
+    rebuilt where it is used; attributes such as ``.shape`` are integers)."""
+    site = array_op_site(ctx.fn, stmt.value)
+    if site is None and ctx.active_float(stmt.target):
+        rev_reject(ctx, stmt, e)
 
 
 def rev_derived_call(ctx, stmt, e, dispatcher):
@@ -301,12 +340,12 @@ def rev_setitem(ctx, stmt, e):
     if not isinstance(ctx.typeof(arr.name), types.Array):
         raise ctx.unsupported(f"writing into a {ctx.typeof(arr.name)}", stmt.loc)
     index = stmt.index if isinstance(stmt, ir.SetItem) else stmt.index_var
-    if index is None or not is_element_index(ctx.typeof(index.name),
-                                             ctx.typeof(arr.name).ndim):
+    if index is None:
         if ctx.is_active(arr) or ctx.is_active(value) or value.name in ctx.act.carriers:
-            raise ctx.unsupported("writing a slice or a selection of an array", stmt.loc,
-                                  "only element writes a[i] = v are differentiable")
-        return  # the reverse pass never reads this array (see Shadows.find_writes)
+            raise ctx.unsupported("writing into an array with a constant index", stmt.loc)
+        return
+    if not is_element_index(ctx.typeof(index.name), ctx.typeof(arr.name).ndim):
+        return rev_selection_write(ctx, stmt, e, index)
     if ctx.is_active(arr):
         shadow = ctx.shadow_of(arr, stmt.loc, e)
         if ctx.active_float(value):
@@ -318,6 +357,52 @@ def rev_setitem(ctx, stmt, e):
         ctx.synthetic_types[old] = ctx.typeof(arr.name).dtype
         ctx.fwd_before[id(stmt)] = [(old, ir.Expr.getitem(arr, index, stmt.loc))]
         e.setitem(arr, index, e.var(old))
+
+
+def rev_selection_write(ctx, stmt, e, index):
+    """fwd: ``old = a[sel].copy(); a[sel] = v`` (``old`` kept for arguments) / rev:
+    ``v%shadow += a%shadow[sel]`` (a scalar ``v`` takes the sum), ``a%shadow[sel] = 0``,
+    then ``a[sel] = old``. ``sel`` is a slice, a mask or an index array."""
+    arr, value = stmt.target, stmt.value
+    vtype = ctx.typeof(value.name)
+    if value.name in ctx.act.carriers and not ctx.is_active(value):
+        raise ctx.unsupported(f"writing a {vtype} into an array", stmt.loc)
+    selected = selection_type(ctx, arr, index)
+    if ctx.is_active(arr):
+        shadow = ctx.shadow_of(arr, stmt.loc, e)
+        if ctx.active_array(value):
+            if not isinstance(selected, types.Array) or selected.ndim != vtype.ndim:
+                raise ctx.unsupported("writing an array into a selection of another rank "
+                                      "(broadcasting)", stmt.loc,
+                                      "write a value of the selection's shape")
+            e.call(add_selection, [ctx.shadow_of(value, stmt.loc, e), shadow, index],
+                   hint="void")
+        elif ctx.active_float(value):
+            ctx.accumulate(e, value, e.call(sum_selection, [shadow, index], hint="sum"))
+        e.call(zero_selection, [shadow, index], hint="void")
+    base = ctx.array_base(arr.name)
+    if base is not None and isinstance(ctx.definition(base), ir.Arg):
+        view, func, old = fresh_name("overwritten"), fresh_name("$copy"), fresh_name("old")
+        ctx.synthetic_types[view] = selected
+        ctx.synthetic_types[func] = cpu_target.typing_context.resolve_value_type(np.copy)
+        ctx.synthetic_types[old] = selected.copy(layout="C") if isinstance(
+            selected, types.Array) else selected
+        ctx.saved_by_reference.add(old)
+        ctx.fwd_before[id(stmt)] = [
+            (view, ir.Expr.getitem(arr, index, stmt.loc)),
+            (func, ir.Global("copy", np.copy, stmt.loc)),
+            (old, ir.Expr.call(ir.Var(arr.scope, func, stmt.loc),
+                               [ir.Var(arr.scope, view, stmt.loc)], (), stmt.loc))]
+        e.call(restore_selection, [arr, index, e.var(old)], hint="void")
+
+
+def selection_type(ctx, arr, index):
+    """The type of ``arr[index]`` (an array view or copy, or a scalar)."""
+    sig = cpu_target.typing_context.resolve_function_type(
+        operator.getitem, (ctx.typeof(arr.name), ctx.typeof(index.name)), {})
+    if sig is None:
+        raise ctx.unsupported("this kind of array selection", arr.loc)
+    return sig.return_type
 
 
 def rev_allocation(ctx, stmt, e):
@@ -345,7 +430,7 @@ HANDLERS = {
     "pair_second": rev_nothing,
     "getiter": rev_nothing,
     "iternext": rev_nothing,
-    "getattr": rev_nothing,     # .shape, .ndim, .size: integer results
+    "getattr": rev_getattr,     # .T (a view); .shape, .ndim, .size: integer results
     "arg": rev_nothing,
     "const": rev_nothing,
     "global": rev_nothing,

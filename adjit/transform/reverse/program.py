@@ -19,8 +19,8 @@ from ...capture.typed_ir import capture, py_function_of
 from ...compile.dispatcher import generated_dispatcher
 from ...errors import AdjitError
 from ...ir.dead_code import discard_result
-from ..analysis import is_float_array
-from .context import TAPE, YBAR, ReverseContext, shadow_arg
+from ..analysis import activity
+from .context import TAPE, YBAR, ReverseContext, shadow_arg, shadowed_array_args
 from .forward_pass import build_forward
 from .reverse_pass import ReversePass
 
@@ -36,7 +36,10 @@ class ReverseProgram:
         self.py_func = py_function_of(func)
         self.argtypes = tuple(argtypes)
         self.active_args = tuple(sorted(active_args))
-        self.array_args = [i for i in self.active_args if is_float_array(self.argtypes[i])]
+        self._typed = None
+        # differentiated float arrays, and arrays written with differentiated values
+        self.array_args = shadowed_array_args(
+            self.typed, activity(self.typed, self.active_args), self.active_args)
         names = list(self.arg_names)
         shadows = [shadow_arg(names[i]) for i in self.array_args]
         base = self.py_func.__name__

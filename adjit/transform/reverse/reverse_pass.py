@@ -42,6 +42,7 @@ class ReversePass:
         self.scope = ctx.blocks[ctx.cfg.entry].scope
         self.blocks = {}
         self.records = {}
+        self.copied = set()  # arrays a record keeps as a copy (see save_array)
         self._labels = itertools.count(1)
         self.counted = counted_loops(ctx.blocks, self.cfg)
         self.counted_exits = {loop.exit: loop for loop in self.counted.values()}
@@ -156,13 +157,33 @@ class ReversePass:
             saved.append(name)
 
         for name, loc in wanted.items():
-            if isinstance(ctx.typeof(name), types.Array) and not ctx.readable(name, False):
-                raise UnsupportedError(
-                    f"reading the array '{name}' in the reverse pass", ctx.fn.name, loc,
-                    "it is allocated in the function or modified in place in a way the "
-                    "reverse pass cannot undo")
+            if (name not in done and isinstance(ctx.typeof(name), types.Array)
+                    and not ctx.readable(name, False)):
+                done.add(name)
+                self.save_array(name, label, loc)
+                saved.append(name)
+                continue
             need(name, loc)
         return saved, remat
+
+    def save_array(self, name, label, loc):
+        """Decide how the record of ``label`` keeps array ``name``, which the reverse pass
+        cannot read in place: by reference when nothing ever writes into it, else as a
+        copy taken at the end of the block (``self.copied``). A write after the read in
+        the same block would change the copy too: refused."""
+        ctx = self.ctx
+        if name in ctx.saved_by_reference or ctx.never_written(name):
+            return
+        first = None
+        for k, stmt in enumerate(ctx.blocks[label].body):
+            if first is None and reads_array_values(ctx, stmt, name):
+                first = k
+            elif first is not None and ctx.may_write(stmt, name):
+                raise UnsupportedError(
+                    f"reading the array '{ctx.user_name(name)}' in the reverse pass",
+                    ctx.fn.name, loc, "it is written again later in the same block; "
+                    "copy it first (b = a.copy()) and read the copy")
+        self.copied.add(name)
 
     def recipe(self, name, loc):
         """The expression that recomputes ``name`` in a reverse block from arguments and
@@ -411,3 +432,20 @@ class ReversePass:
             else:
                 items.append(e.const(0, hint="zero"))
         return e.tuple(items, hint="cot")
+
+
+def reads_array_values(ctx, stmt, name):
+    """Whether the adjoint of ``stmt`` may read the values of array ``name``: any use but
+    its definition, a write into it, an element read (saved as a scalar) or an attribute."""
+    if name not in {v.name for v in stmt.list_vars()}:
+        return False
+    if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
+        return stmt.value.name == name
+    if not isinstance(stmt, ir.Assign) or stmt.target.name == name:
+        return False
+    value = stmt.value
+    if isinstance(value, ir.Expr) and value.op == "getattr":
+        return False
+    if isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem"):
+        return isinstance(ctx.typeof(stmt.target.name), types.Array)
+    return True

@@ -25,6 +25,7 @@ from numba.core import ir, types
 from ...rules import lookup
 from ...rules.arrays import ALLOCATIONS, fresh_shadow, lookup_array
 from ..analysis import call_writes, callee_draws_random, is_float_array
+from ..calls import array_op_site, emit_array_op
 
 
 def shadow_arg(name):
@@ -166,6 +167,9 @@ class Shadows:
         indexed = self.indexed_array(value)
         if indexed is not None and self.basic_view(value, indexed[1]):
             return indexed[0]
+        site = array_op_site(self.fn, value)
+        if site is not None and site.op.kind == "view":
+            return site.args[0]
         if value.op == "pair_first":
             pair = self.definition(value.value.name)
             if isinstance(pair, ir.Expr) and pair.op == "iternext":
@@ -196,6 +200,9 @@ class Shadows:
     def fresh_op(self, value):
         """``(primitive, operands)`` of an operation whose result is a new array the
         reverse pass may recompute (elementwise operations, matrix products), else None."""
+        site = array_op_site(self.fn, value)
+        if site is not None and site.op.kind != "view":
+            return site.op, site.args
         return self.elementwise(value) or self.matmul(value) or self.array_call(value)
 
     def array_call(self, value):
@@ -246,7 +253,7 @@ class Shadows:
         name = self.array_root(var.name)
         value = self.definition(name)
         if isinstance(value, ir.Arg):
-            if value.index not in self.active_args:
+            if value.index not in self.shadowed_args:
                 raise self.unsupported(f"writing into an array argument ('{value.name}') "
                                        "that is not differentiated", loc)
             return e.var(shadow_arg(value.name))
@@ -261,6 +268,10 @@ class Shadows:
         if view is not None:
             parent, index = view
             return e.getitem(self.shadow_of(parent, loc, e), index, hint="shadow")
+        site = array_op_site(self.fn, value)
+        if site is not None and site.op.kind == "view":
+            parent = self.shadow_of(site.args[0], loc, e)
+            return emit_array_op(e, site, [parent] + site.args[1:], hint="shadow")
         if isinstance(value, ir.Expr) and value.op == "phi":
             sources = {self.array_root(v.name) for v in value.incoming_values
                        if isinstance(v, ir.Var) and v.name in self.act.active}
@@ -307,11 +318,9 @@ class Shadows:
                         self.typeof(stmt.target.name), types.Array):
                     base = self.array_base(stmt.target.name)
                     self.check_written_argument(stmt, base)
-                    typ = self.typeof(stmt.target.name)
                     index = stmt.index if isinstance(stmt, ir.SetItem) else stmt.index_var
-                    element = index is not None and is_element_index(
-                        self.typeof(index.name), typ.ndim)
-                    (written if element else mutated).add(base)
+                    # element and selection writes alike are undone on the way back
+                    (written if index is not None else mutated).add(base)
                     continue
                 value = getattr(stmt, "value", None)
                 if not isinstance(value, ir.Expr):
@@ -330,7 +339,7 @@ class Shadows:
     def check_written_argument(self, stmt, base):
         """A differentiated value written into an argument that has no gradient."""
         arg = self.definition(base) if base is not None else None
-        if (isinstance(arg, ir.Arg) and arg.index not in self.active_args
+        if (isinstance(arg, ir.Arg) and arg.index not in self.shadowed_args
                 and (stmt.value.name in self.act.active
                      or stmt.value.name in self.act.carriers)):
             raise self.unsupported(f"writing into an array argument ('{arg.name}') that is "
@@ -357,6 +366,65 @@ class Shadows:
         """Array arguments of a call that it may write without undoing it: those of any
         call but a derived ``@njit`` callee (whose reverse undoes its writes)."""
         return [] if self.derives_call(stmt) else call_writes(self.fn, stmt.value)
+
+    def never_written(self, name):
+        """Whether no statement anywhere can write into the memory of array ``name`` (a
+        phi of such arrays included): the reverse pass may then keep it by reference."""
+        changed = self.written | self.mutated
+        if None in changed:
+            return False
+        todo, seen = [name], set()
+        while todo:
+            n = self.array_root(todo.pop())
+            if n in seen:
+                continue
+            seen.add(n)
+            base = self.array_base(n)
+            if base is not None:
+                if base in changed:
+                    return False
+                continue
+            value = self.definition(n)
+            if not (isinstance(value, ir.Expr) and value.op == "phi"):
+                return False
+            todo.extend(v.name for v in value.incoming_values if isinstance(v, ir.Var))
+        return True
+
+    def may_write(self, stmt, name):
+        """Whether ``stmt`` may write into the memory of array ``name``."""
+        if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
+            targets = [stmt.target]
+        elif isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr):
+            value = stmt.value
+            if value.op == "inplace_binop":
+                targets = [value.lhs]
+            elif value.op == "call":
+                targets = call_writes(self.fn, value)
+            else:
+                return False
+        else:
+            return False
+        mine = self.array_base(name)
+        return any(mine is None or self.array_base(t.name) in (mine, None)
+                   for t in targets if isinstance(self.typeof(t.name), types.Array))
+
+    def user_name(self, name):
+        """How the user wrote the value SSA variable ``name`` holds: the variable's own
+        name, or for a temporary the call or operator that made it."""
+        if not name.startswith("$"):
+            return name.split(".")[0]
+        value = self.definition(name)
+        if isinstance(value, ir.Expr) and value.op == "call":
+            callee = self.callee_object(value.func)
+            fname = getattr(callee, "__name__", None) or getattr(
+                getattr(callee, "py_func", None), "__name__", None)
+            if fname is None:
+                key, _ = self.callee_key(value.func)
+                fname = key[1] if isinstance(key, tuple) else "a function"
+            return f"the result of {fname}(...)"
+        if isinstance(value, ir.Expr) and value.op in ("binop", "inplace_binop"):
+            return f"the result of an array '{getattr(value.fn, '__name__', value.fn)}'"
+        return "an intermediate array"
 
     def readable(self, name, reads_data=True, remat=True):
         """Whether the reverse pass may use primal array ``name``: it must be (a view of)

@@ -1,0 +1,126 @@
+"""The registry of array-valued primitives, and the one question both modes ask of a call.
+
+A primitive that returns an array is registered once, through the helper of its rule shape:
+
+- ``defview(keys)``: the result shares memory with argument 0 (``x.T``, ``x.reshape(s)``,
+  ``np.transpose(x)``). Its shadow (reverse) and its tangent (forward) are the same
+  operation applied to the parent's shadow or tangent, with the other arguments unchanged.
+- ``deflinear_array(keys, transpose)``: a new array, linear in argument 0, the other
+  arguments static (``x.copy()``, ``np.cumsum(x)``, ``x.ravel()``). Forward: the same call
+  on the tangent. Reverse: ``transpose(g, shadow)`` adds the adjoint ``g`` of the result
+  into the argument's shadow.
+- ``defbilinear(keys, vjp_a, vjp_b)``: a new array bilinear in arguments 0 and 1
+  (``np.cross``, ``np.outer``). Forward: ``op(da, b) + op(a, db)``. Reverse:
+  ``vjp_a(g, b, shadow_a)`` and ``vjp_b(g, a, shadow_b)``.
+
+Keys are the called Python object (``np.cumsum``) or, for a method or attribute, Numba's
+typing key ``(types.Array, name)``. Each primitive also says which argument types it
+matches (``match``): a call that does not match is unsupported, never guessed at.
+
+``classify_array_call(key, argtypes, result_type)`` is the question: it returns the
+``ArrayOp`` or None. Reverse mode (handlers, shadows), forward mode and the write and
+aliasing analyses all ask it, so the two modes cannot disagree about a call.
+"""
+from dataclasses import dataclass, field
+
+import numba
+from numba.core import types
+
+_ARRAY_OPS = {}
+
+
+@dataclass
+class ArrayOp:
+    """One array-valued primitive: its rule shape and the numba helpers of its rule."""
+
+    name: str
+    kind: str                     # "view" | "linear" | "bilinear"
+    transposes: tuple = ()        # reverse helpers, one per differentiable argument
+    ndims: tuple = (1, 2)         # ranks of the differentiable array arguments it handles
+    nargs: tuple = (1,)           # numbers of arguments (receiver included) it handles
+    method: str = None            # attribute / method name when it is one
+    attribute: bool = False       # ``x.T``: a getattr, not a call
+    keys: list = field(default_factory=list)
+
+    @property
+    def diff_args(self):
+        """Positions of the arguments the result depends on differentiably."""
+        return (0, 1) if self.kind == "bilinear" else (0,)
+
+    def match(self, argtypes, result_type):
+        """Whether this rule covers a call with these argument and result types."""
+        if len(argtypes) not in self.nargs or not isinstance(result_type, types.Array):
+            return False
+        for k in self.diff_args:
+            t = types.unliteral(argtypes[k])
+            if not (isinstance(t, types.Array) and t.ndim in self.ndims):
+                return False
+        return isinstance(result_type.dtype, types.Float)
+
+
+def _register(keys, op):
+    op.keys = list(keys)
+    for key in keys:
+        _ARRAY_OPS[key] = op
+        if isinstance(key, tuple) and op.method is None:
+            op.method = key[1]
+    return op
+
+
+def _method_key(name):
+    return (types.Array, name)
+
+
+def defview(keys, ndims=(1, 2), nargs=(1,), attribute=False):
+    """Register a view: the shadow and the tangent are the same operation on the
+    parent's shadow and tangent (memory is shared, so writes through the view reach the
+    parent and so do their adjoints)."""
+    return _register(keys, ArrayOp(_name(keys[0]), "view", (), ndims, nargs,
+                                   attribute=attribute))
+
+
+def deflinear_array(keys, transpose, ndims=(1, 2), nargs=(1,)):
+    """Register a new array linear in argument 0: ``transpose(g, shadow)`` adds the
+    result's adjoint ``g`` into the argument's shadow."""
+    return _register(keys, ArrayOp(_name(keys[0]), "linear", (numba.njit(transpose),),
+                                   ndims, nargs))
+
+
+def defbilinear(keys, vjp_a, vjp_b, ndims=(1, 2), nargs=(2,)):
+    """Register a new array bilinear in arguments 0 and 1: ``vjp_a(g, b, shadow_a)`` and
+    ``vjp_b(g, a, shadow_b)`` add the transposed products into the shadows."""
+    return _register(keys, ArrayOp(_name(keys[0]), "bilinear",
+                                   (numba.njit(vjp_a), numba.njit(vjp_b)), ndims, nargs))
+
+
+def _name(key):
+    if isinstance(key, tuple):
+        return f"x.{key[1]}"
+    module = getattr(key, "__module__", "") or ""
+    prefix = "np." if module.startswith("numpy") else ""
+    return prefix + getattr(key, "__name__", str(key))
+
+
+def lookup_array_op(key):
+    """The ``ArrayOp`` registered for ``key``, or None."""
+    try:
+        return _ARRAY_OPS.get(key)
+    except TypeError:  # unhashable callee
+        return None
+
+
+def classify_array_call(key, argtypes, result_type):
+    """The ``ArrayOp`` that covers this call, or None (then it is not an array op)."""
+    op = lookup_array_op(key)
+    if op is None or not op.match(argtypes, result_type):
+        return None
+    return op
+
+
+def registered_array_ops():
+    """Every registered array op (for the README list and the coverage test)."""
+    seen = []
+    for op in _ARRAY_OPS.values():
+        if op not in seen:
+            seen.append(op)
+    return seen

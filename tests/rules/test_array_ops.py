@@ -1,0 +1,85 @@
+"""Every array-valued primitive of ``rules/registry.py`` (views, linear maps, bilinear
+products) in reverse mode, forward mode and forward-over-reverse, against finite
+differences. A registered op without a case here fails ``test_every_op_has_a_case``."""
+import numpy as np
+import pytest
+
+from adjit.rules.registry import registered_array_ops
+from adjit.testing import check_grad, check_hvp, check_jvp
+
+RNG = np.random.default_rng(5)
+V6 = RNG.uniform(0.5, 1.5, 6)
+V3 = np.array([0.4, -1.1, 0.7])
+W3 = np.array([1.3, 0.2, -0.6])
+M23 = RNG.uniform(-1.0, 1.0, (2, 3))
+N23 = RNG.uniform(-1.0, 1.0, (2, 3))
+
+
+# each result is pushed through a non-linear reduction so that the adjoint reaching the
+# rule is not constant (and the HVP is not zero)
+def t_attr(a): return np.sum(np.sin(a.T) * np.arange(6.0).reshape(3, 2))
+def t_func(a): return np.sum(np.transpose(a) ** 3)
+def t_method(a): return np.sum(np.exp(a.transpose()[1]))
+def reshape_method(x): return np.sum(np.sin(x.reshape(2, 3)[1]) * x.reshape((3, 2))[0, 1])
+def reshape_func(x): return np.sum(np.reshape(x, (3, 2)) ** 3)
+def copy_method(x):
+    y = x.copy()
+    y[0] = 2.0 * y[1]
+    return np.sum(y * y * x)
+def copy_func(a): return np.sum(np.copy(a) ** 3)
+def flatten(a): return np.sum(np.sin(a.flatten()) * np.arange(6.0))
+def ravel_func(a): return np.sum(np.ravel(a) ** 3)
+def ravel_method(a): return np.sum(np.cos(a.ravel()))
+def cumsum_func(x): return np.sum(np.cumsum(x) ** 2)
+def cumsum_method(x): return np.sum(np.sin(x.cumsum()))
+def cross(a, b): return np.sum(np.cross(a, b) ** 2) + np.cross(a * a, b)[1]
+def cross_rows(a, b): return np.sum(np.cross(a, b) ** 2)
+def outer(a, b): return np.sum(np.outer(a, b) ** 2 * np.outer(a, a))
+
+
+# (function, arguments, argnums, op names it covers)
+CASES = [
+    (t_attr, (M23,), 0, ["x.T"]),
+    (t_func, (M23,), 0, ["np.transpose"]),
+    (t_method, (M23,), 0, ["x.transpose"]),
+    (reshape_method, (V6,), 0, ["x.reshape"]),
+    (reshape_func, (V6,), 0, ["np.reshape"]),
+    (copy_method, (V6,), 0, ["x.copy"]),
+    (copy_func, (M23,), 0, ["np.copy"]),
+    (flatten, (M23,), 0, ["x.flatten"]),
+    (ravel_func, (M23,), 0, ["np.ravel"]),
+    (ravel_method, (M23,), 0, ["x.ravel"]),
+    (cumsum_func, (V6,), 0, ["np.cumsum"]),
+    (cumsum_method, (V6,), 0, ["x.cumsum"]),
+    (cross, (V3, W3), (0, 1), ["np.cross"]),
+    (cross_rows, (M23, N23), 1, []),
+    (outer, (V3, W3), (0, 1), ["np.outer"]),
+]
+IDS = [c[0].__name__ for c in CASES]
+
+
+def _names(op):
+    from adjit.rules.registry import _name
+    return {_name(k) for k in op.keys}
+
+
+def test_every_op_has_a_case():
+    covered = {name for case in CASES for name in case[3]}
+    for op in registered_array_ops():
+        assert _names(op) <= covered, f"no test case for {sorted(_names(op) - covered)}"
+
+
+@pytest.mark.parametrize("f,args,argnums,_", CASES, ids=IDS)
+def test_grad(f, args, argnums, _):
+    check_grad(f, *args, argnums=argnums)
+
+
+@pytest.mark.parametrize("f,args,argnums,_", CASES, ids=IDS)
+def test_jvp(f, args, argnums, _):
+    check_jvp(f, *args)
+
+
+@pytest.mark.parametrize("f,args,argnums,_", CASES, ids=IDS)
+def test_hvp(f, args, argnums, _):
+    for k in (argnums if isinstance(argnums, tuple) else (argnums,)):
+        check_hvp(f, *args, argnums=k)

@@ -152,6 +152,19 @@ def fresh_shadow(shadow, shape, fresh):
 
 
 @numba.njit
+def phi_transfer(shadow, fresh, phi_shadow, phi_fresh):
+    """Along a loop edge backwards, the shadow of an array phi flows into the shadow of
+    the array that came in (``shadow``, stale when ``fresh``); returns that shadow and
+    whether it is still stale. An untouched (``phi_fresh``) phi shadow holds nothing."""
+    if phi_fresh:
+        return shadow, fresh
+    if fresh:
+        return phi_shadow.copy(), False
+    shadow += phi_shadow
+    return shadow, False
+
+
+@numba.njit
 def add_into(shadow, g):
     """``shadow += g``: seeds the shadow of an array the function returns."""
     shadow += g

@@ -44,6 +44,8 @@ def m_log2(x): return math.log2(x)
 def m_sqrt(x): return math.sqrt(x)
 def m_erf(x): return math.erf(x)
 def m_erfc(x): return math.erfc(x)
+def m_lgamma(x): return math.lgamma(x)
+def m_gamma(x): return math.gamma(x)
 def m_atan2(y, x): return math.atan2(y, x)
 def m_pow(x, y): return math.pow(x, y)
 def m_hypot(x, y): return math.hypot(x, y)
@@ -127,6 +129,8 @@ UNARY = [
     (m_sqrt, [0.09, 2.0, 9.0]),
     (m_erf, [-1.0, 0.3, 1.5]),
     (m_erfc, [-1.0, 0.3, 1.5]),
+    (m_lgamma, [-1.3, 0.4, 2.5, 30.0]),
+    (m_gamma, [-1.3, 0.4, 2.5, 7.0]),
     (np_sin, [-2.0, 0.3, 1.4]),
     (np_cos, [-2.0, 0.3, 1.4]),
     (np_tan, [-1.2, 0.4, 1.0]),
@@ -231,3 +235,16 @@ def test_zero_derivative_constructs_are_exact():
     assert check_grad(zero_np_floor, 2.7) == 1.0
     assert check_grad(zero_floordiv_const, 2.7) == 1.0
     assert check_grad(zero_comparison_branch, 1.3, 0.4, argnums=(0, 1)) == (2.0, 0.0)
+
+
+@pytest.mark.parametrize("fn,points", UNARY + BINARY,
+                         ids=[f.__name__ for f, _ in UNARY + BINARY])
+def test_forward_and_forward_over_reverse(fn, points):
+    """Every scalar rule in forward mode (jvp) and forward-over-reverse (hvp), float64,
+    at its middle point, against finite differences."""
+    from adjit.testing import check_hvp, check_jvp
+    point = points[len(points) // 2]
+    args = tuple(float(a) for a in (point if isinstance(point, tuple) else (point,)))
+    check_jvp(fn, *args)
+    for k in range(len(args)):
+        check_hvp(fn, *args, argnums=k)

@@ -18,7 +18,6 @@ from ...rules import NONDIFF, lookup
 from ...rules.core import ZERO
 from ...rules.elementwise import elementwise_update, reads_ans, reads_operand
 from ..analysis import is_float_array
-from .shadows import fresh_flag
 
 _BINOPS = (operator.add, operator.sub, operator.mul, operator.truediv, operator.pow)
 _UNARY = (operator.neg,)
@@ -109,8 +108,7 @@ def rev_elementwise(ctx, stmt, e):
             total = e.call(update, [g, ans] + passed + [e.const(0.0, hint="noshadow")],
                            hint="sum")
             ctx.accumulate(e, a, total)
-    if target.name in ctx.lazy_arrays:  # earlier uses belong to an earlier array
-        e.assign(ir.Const(True, stmt.loc), target=fresh_flag(target.name))
+
 
 
 

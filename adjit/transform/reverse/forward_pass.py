@@ -69,13 +69,18 @@ def build_forward(ctx, rev):
         if label == cfg.entry:
             e.assign(ir.Arg(TAPE, 0, primal.loc), target=TAPE)
         for stmt in primal.body[:-1]:
+            e.loc = stmt.loc
             if not is_phi(stmt):
-                e.loc = stmt.loc
                 fwd_statement(ctx, stmt, e)
+            else:  # phis are copies at the predecessors' ends: what follows them goes here
+                for name, value in ctx.fwd_after.get(id(stmt), ()):
+                    e.assign(clone_value(value), target=name)
         e.loc = primal.terminator.loc
         count_trips(e, rev, label)
-        items = [e.call(np.copy, [e.var(name)], hint="saved") if name in rev.copied
-                 else e.var(name) for name in rev.records[label]]
+        items = [e.var(rev.snapshots[label, name]) if (label, name) in rev.snapshots
+                 else e.call(np.copy, [e.var(name)], hint="saved")
+                 if (label, name) in rev.copied else e.var(name)
+                 for name in rev.records[label]]
         if rev.pushes_id[label] or (label in cfg.returns and rev.pushes_return_id):
             items.append(e.const(label, hint="id"))  # on top: the successor pops it first
         if items:

@@ -11,7 +11,6 @@ arrays (whose overwritten values the reverse pass restores).
 
 import operator
 
-import numpy as np
 from numba.core import ir, types
 from numba.core.registry import cpu_target
 
@@ -202,8 +201,6 @@ def rev_array_op(ctx, stmt, e, site):
             continue
         other = [] if op.kind == "linear" else [diff[1 - k]]
         e.call(op.transposes[k], [g] + other + [ctx.shadow_of(a, stmt.loc, e)], hint="void")
-    if target.name in ctx.lazy_arrays:  # earlier uses belong to an earlier array
-        e.assign(ir.Const(True, stmt.loc), target=fresh_flag(target.name))
 
 
 def rev_getattr(ctx, stmt, e):
@@ -355,7 +352,8 @@ def rev_setitem(ctx, stmt, e):
     if base is not None and isinstance(ctx.definition(base), ir.Arg):
         old = fresh_name("old")
         ctx.synthetic_types[old] = ctx.typeof(arr.name).dtype
-        ctx.fwd_before[id(stmt)] = [(old, ir.Expr.getitem(arr, index, stmt.loc))]
+        ctx.fwd_before.setdefault(id(stmt), []).append(
+            (old, ir.Expr.getitem(arr, index, stmt.loc)))
         e.setitem(arr, index, e.var(old))
 
 
@@ -382,17 +380,11 @@ def rev_selection_write(ctx, stmt, e, index):
         e.call(zero_selection, [shadow, index], hint="void")
     base = ctx.array_base(arr.name)
     if base is not None and isinstance(ctx.definition(base), ir.Arg):
-        view, func, old = fresh_name("overwritten"), fresh_name("$copy"), fresh_name("old")
+        view = fresh_name("overwritten")
         ctx.synthetic_types[view] = selected
-        ctx.synthetic_types[func] = cpu_target.typing_context.resolve_value_type(np.copy)
-        ctx.synthetic_types[old] = selected.copy(layout="C") if isinstance(
-            selected, types.Array) else selected
-        ctx.saved_by_reference.add(old)
-        ctx.fwd_before[id(stmt)] = [
-            (view, ir.Expr.getitem(arr, index, stmt.loc)),
-            (func, ir.Global("copy", np.copy, stmt.loc)),
-            (old, ir.Expr.call(ir.Var(arr.scope, func, stmt.loc),
-                               [ir.Var(arr.scope, view, stmt.loc)], (), stmt.loc))]
+        ctx.fwd_before.setdefault(id(stmt), []).append(
+            (view, ir.Expr.getitem(arr, index, stmt.loc)))
+        old = ctx.copy_before(stmt, ir.Var(arr.scope, view, stmt.loc), "old")
         e.call(restore_selection, [arr, index, e.var(old)], hint="void")
 
 
@@ -412,8 +404,6 @@ def rev_allocation(ctx, stmt, e):
         if ctx.is_active(a) and not ctx.active_array(a):
             raise ctx.unsupported("filling a new array with a differentiated value",
                                   stmt.loc)
-    if stmt.target.name in ctx.lazy_arrays:  # earlier uses belong to an earlier array
-        e.assign(ir.Const(True, stmt.loc), target=fresh_flag(stmt.target.name))
 
 
 HANDLERS = {
@@ -462,3 +452,8 @@ def emit_reverse(ctx, stmt, e):
             and ctx.active_float(stmt.target) and node_kind(stmt) not in ("arg", "phi")):
         rev_reject(ctx, stmt, e)
     handler(ctx, stmt, e)
+    if (isinstance(stmt, ir.Assign) and stmt.target.name in ctx.lazy_arrays
+            and node_kind(stmt) != "phi"):
+        # an array made in a loop: uses met from now on (going backwards) belong to the
+        # array the previous iteration made, whose shadow starts afresh
+        e.assign(ir.Const(True, stmt.loc), target=fresh_flag(stmt.target.name))

@@ -15,7 +15,6 @@ from numba.core import ir, types
 
 from ...rules.matmul import kron_update_a, kron_update_b, update_a, update_b
 from ..analysis import is_float_array
-from .shadows import fresh_flag
 
 
 # primitive -> (helper adding into A's shadow, helper adding into B's shadow)
@@ -65,5 +64,4 @@ def rev_matmul(ctx, stmt, e):
         e.call(into_a, [g, b, ctx.shadow_of(a, stmt.loc, e)], hint="void")
     if ctx.active_array(b):
         e.call(into_b, [g, a, ctx.shadow_of(b, stmt.loc, e)], hint="void")
-    if target.name in ctx.lazy_arrays:  # earlier uses belong to an earlier array
-        e.assign(ir.Const(True, stmt.loc), target=fresh_flag(target.name))
+

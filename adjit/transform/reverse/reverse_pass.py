@@ -24,7 +24,7 @@ from .context import (TAPE, YBAR, bar, bar_item, is_basic_index, local_shadow, s
                       shape_of, zero_of)
 from .shadows import fresh_flag
 from .handlers import emit_reverse
-from ...rules.arrays import add_into
+from ...rules.arrays import add_into, phi_transfer
 from .loops import counted_loops, inductions
 from ...runtime import pop_record, record_words
 
@@ -42,7 +42,8 @@ class ReversePass:
         self.scope = ctx.blocks[ctx.cfg.entry].scope
         self.blocks = {}
         self.records = {}
-        self.copied = set()  # arrays a record keeps as a copy (see save_array)
+        self.copied = set()  # (label, array) a record keeps as a copy (see save_array)
+        self.snapshots = {}  # (label, array) -> the copy taken before a write in the block
         self._labels = itertools.count(1)
         self.counted = counted_loops(ctx.blocks, self.cfg)
         self.counted_exits = {loop.exit: loop for loop in self.counted.values()}
@@ -157,8 +158,8 @@ class ReversePass:
             saved.append(name)
 
         for name, loc in wanted.items():
-            if (name not in done and isinstance(ctx.typeof(name), types.Array)
-                    and not ctx.readable(name, False)):
+            if (name not in saved and isinstance(ctx.typeof(name), types.Array)
+                    and not ctx.readable(name, False)):  # arguments too: a call wrote it
                 done.add(name)
                 self.save_array(name, label, loc)
                 saved.append(name)
@@ -174,16 +175,21 @@ class ReversePass:
         ctx = self.ctx
         if name in ctx.saved_by_reference or ctx.never_written(name):
             return
-        first = None
-        for k, stmt in enumerate(ctx.blocks[label].body):
-            if first is None and reads_array_values(ctx, stmt, name):
-                first = k
-            elif first is not None and ctx.may_write(stmt, name):
-                raise UnsupportedError(
-                    f"reading the array '{ctx.user_name(name)}' in the reverse pass",
-                    ctx.fn.name, loc, "it is written again later in the same block; "
-                    "copy it first (b = a.copy()) and read the copy")
-        self.copied.add(name)
+        body = ctx.blocks[label].body
+        reads = [k for k, stmt in enumerate(body) if reads_array_values(ctx, stmt, name)]
+        writes = [k for k, stmt in enumerate(body)
+                  if reads and k > reads[0] and ctx.may_write(stmt, name)]
+        if not writes:
+            self.copied.add((label, name))
+            return
+        if reads[-1] > writes[0]:
+            raise UnsupportedError(
+                f"reading the array '{ctx.user_name(name)}' in the reverse pass",
+                ctx.fn.name, loc, "it is read both before and after a write in the same "
+                "block; copy it first (b = a.copy()) and read the copy")
+        # every read comes before the first write: snapshot it just before that write
+        self.snapshots[label, name] = ctx.copy_before(body[writes[0]], ir.Var(
+            self.scope, name, loc), "snapshot")
 
     def recipe(self, name, loc):
         """The expression that recomputes ``name`` in a reverse block from arguments and
@@ -338,10 +344,14 @@ class ReversePass:
         phis = [s for s in ctx.blocks[label].body
                 if isinstance(s, ir.Assign) and isinstance(s.value, ir.Expr)
                 and s.value.op == "phi" and ctx.slots(s.target.name)]
-        if not phis:
+        array_phis = [s for s in ctx.blocks[label].body
+                      if isinstance(s, ir.Assign) and isinstance(s.value, ir.Expr)
+                      and s.value.op == "phi" and s.target.name in ctx.lazy_arrays]
+        if not phis and not array_phis:
             return self.rev_label[pred]
         lab = self.new_label()
         e = self.new_block(lab, ctx.blocks[label].loc)
+        self.array_phi_edge(e, array_phis, pred)
         temps = []
         for s in phis:  # phis are parallel: read them all before any update
             e.loc = s.loc
@@ -358,6 +368,34 @@ class ReversePass:
                         ctx.accumulate(e, value, ts[0])
         e.jump(self.rev_label[pred])
         return lab
+
+    def array_phi_edge(self, e, phis, pred):
+        """Along ``pred -> label`` backwards: each array phi's shadow is added into the
+        shadow of the array that came in from ``pred``, and starts afresh."""
+        ctx = self.ctx
+        names = {s.target.name for s in phis}
+        for s in phis:
+            e.loc = s.loc
+            name = s.target.name
+            phi_shadow, phi_fresh = e.var(local_shadow(name)), e.var(fresh_flag(name))
+            for value, block in zip(s.value.incoming_values, s.value.incoming_blocks):
+                if block != pred or not (isinstance(value, ir.Var) and ctx.active_array(value)):
+                    continue
+                if value.name in names:
+                    raise UnsupportedError("arrays exchanged between loop variables",
+                                           ctx.fn.name, s.loc, "copy one of them first")
+                root = ctx.array_root(value.name)
+                if root in ctx.lazy_arrays:  # its shadow may be stale: no shape needed
+                    pair = e.call(phi_transfer, [e.var(local_shadow(root)),
+                                                 e.var(fresh_flag(root)), phi_shadow,
+                                                 phi_fresh], hint="transfer")
+                    e.item(pair, 0, target=local_shadow(root))
+                    e.item(pair, 1, target=fresh_flag(root))
+                else:
+                    shadow = ctx.shadow_of(value, s.loc, e)
+                    e.call(phi_transfer, [shadow, e.const(False, hint="no"), phi_shadow,
+                                          phi_fresh], hint="void")
+            e.assign(ir.Const(True, s.loc), target=fresh_flag(name))
 
     # -- entry and exit ---------------------------------------------------------------
     def build_entry(self, arg_names, shadow_names):

@@ -20,7 +20,10 @@ when that array holds what it held at the matching forward point. Element writes
 arguments stay readable; arrays modified in ways that are not undone (slice writes,
 ``a += b``, calls that may write) are never read by the reverse pass.
 """
+import numpy as np
 from numba.core import ir, types
+
+from ...ir.builder import fresh_name
 
 from ...rules import lookup
 from ...rules.arrays import ALLOCATIONS, fresh_shadow, lookup_array
@@ -300,11 +303,39 @@ class Shadows:
                 once = not self.cfg.in_loop(label) and all(label in dom[r]
                                                            for r in self.cfg.returns)
                 (upfront if once else lazy)[name] = stmt
-                ndim = self.typeof(name).ndim
-                self.synthetic_types[shape_of(name)] = types.UniTuple(types.intp, ndim)
-                shape = ir.Expr.getattr(stmt.target, "shape", stmt.loc)
-                self.fwd_after[id(stmt)] = [(shape_of(name), shape)]
+                self.record_shape(stmt)
+        for stmt in self.array_phis():
+            lazy[stmt.target.name] = stmt
+            self.record_shape(stmt)
         return upfront, lazy
+
+    def record_shape(self, stmt):
+        """Have the forward pass save ``y%shape`` right after ``y`` is defined: the
+        reverse pass allocates ``y``'s shadow from it."""
+        name = stmt.target.name
+        ndim = self.typeof(name).ndim
+        self.synthetic_types[shape_of(name)] = types.UniTuple(types.intp, ndim)
+        shape = ir.Expr.getattr(stmt.target, "shape", stmt.loc)
+        self.fwd_after[id(stmt)] = [(shape_of(name), shape)]
+
+    def array_phis(self):
+        """Active float-array phis (``y = y + h * f(y)`` in a loop) that get a shadow of
+        their own, as scalars get an adjoint: along the edge taken backwards it is added
+        into the incoming array's shadow, then it starts afresh. A phi that only merges
+        one argument shares that argument's shadow instead."""
+        found = []
+        for block in self.blocks.values():
+            for stmt in block.body:
+                if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr)
+                        and stmt.value.op == "phi" and self.active_array(stmt.target)):
+                    continue
+                sources = {self.array_root(v.name) for v in stmt.value.incoming_values
+                           if isinstance(v, ir.Var) and v.name in self.act.active}
+                if len(sources) == 1 and isinstance(self.definition(next(iter(sources))),
+                                                    ir.Arg):
+                    continue
+                found.append(stmt)
+        return found
 
     # -- which primal arrays the reverse pass may read ----------------------------------
     def find_writes(self):
@@ -366,6 +397,22 @@ class Shadows:
         """Array arguments of a call that it may write without undoing it: those of any
         call but a derived ``@njit`` callee (whose reverse undoes its writes)."""
         return [] if self.derives_call(stmt) else call_writes(self.fn, stmt.value)
+
+    def copy_before(self, stmt, source, hint):
+        """Have the forward pass copy array ``source`` just before ``stmt`` (into a new
+        variable, kept by reference: nothing writes it); return the copy's name."""
+        from numba.core.registry import cpu_target
+        func, copy = fresh_name("$copy"), fresh_name(hint)
+        typ = self.typeof(source.name)
+        self.synthetic_types[func] = cpu_target.typing_context.resolve_value_type(np.copy)
+        self.synthetic_types[copy] = typ.copy(layout="C") if isinstance(
+            typ, types.Array) else typ
+        self.saved_by_reference.add(copy)
+        self.fwd_before.setdefault(id(stmt), []).extend([
+            (func, ir.Global("copy", np.copy, stmt.loc)),
+            (copy, ir.Expr.call(ir.Var(source.scope, func, stmt.loc), [source], (),
+                                stmt.loc))])
+        return copy
 
     def never_written(self, name):
         """Whether no statement anywhere can write into the memory of array ``name`` (a

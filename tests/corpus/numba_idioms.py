@@ -1,0 +1,155 @@
+"""Numba idioms as people write them: ``out=`` arrays, stencil sweeps into ``unew``, slice
+writes, helpers that return new arrays, loop-carried arrays (ODE integrators, power
+iteration), ``.copy()``, ``.T``, ``reshape``, ``np.cross``, ``math.lgamma``."""
+import math
+
+import numba
+import numpy as np
+
+from . import Case
+
+RNG = np.random.default_rng(3)
+X6 = RNG.uniform(0.2, 1.2, 6)
+P4 = RNG.uniform(-1.0, 1.0, (4, 3))
+A3 = np.array([[2.0, 0.3, 0.1], [0.2, 1.0, 0.4], [0.1, 0.5, 1.5]])
+V3 = np.array([0.5, 0.8, 1.1])
+
+
+@numba.njit
+def _jacobi_sweep(u, unew):
+    """Writes the interior of ``unew`` from ``u`` (the stencil-into-unew pattern)."""
+    n = u.shape[0]
+    for i in range(1, n - 1):
+        unew[i] = 0.5 * (u[i - 1] + u[i + 1]) + 0.1 * u[i] * u[i]
+
+
+def jacobi_out_argument(u, unew):
+    _jacobi_sweep(u, unew)
+    s = 0.0
+    for i in range(unew.shape[0]):
+        s += unew[i] ** 2
+    return s
+
+
+def fill_out_argument(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.sin(x[i]) * x[i]
+    return np.sum(out * out)
+
+
+def jacobi_local_copy(u0):
+    u = u0.copy()
+    unew = np.zeros_like(u)
+    for _ in range(3):
+        _jacobi_sweep(u, unew)
+        u[1:-1] = unew[1:-1]
+    return np.sum(u * u)
+
+
+def shifted_products(x):
+    y = np.zeros(x.shape[0])
+    y[1:] = x[:-1] * x[1:]
+    y[0] = x[0]
+    return np.sum(np.sin(y))
+
+
+def column_writes(x, v):
+    out = np.zeros((v.shape[0], 2))
+    for j in range(2):
+        out[:, j] = v * x[j]
+    return np.sum(out ** 2)
+
+
+def masked_zero(x):
+    y = x * x
+    y[x > 0.7] = 0.0
+    return np.sum(y * x)
+
+
+@numba.njit
+def _rhs(y, k):
+    """A right-hand side that returns a new array."""
+    return -k * y * y + np.sin(y)
+
+
+def euler_loop_carried(y0, k):
+    y = y0
+    for _ in range(5):
+        y = y + 0.1 * _rhs(y, k)
+    return np.sum(y * y)
+
+
+@numba.njit
+def _rk4_step(y, h, k):
+    k1 = _rhs(y, k)
+    k2 = _rhs(y + 0.5 * h * k1, k)
+    k3 = _rhs(y + 0.5 * h * k2, k)
+    k4 = _rhs(y + h * k3, k)
+    return y + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+
+
+def rk4_trajectory(y0, k):
+    y = y0
+    traj = np.zeros((4, y0.shape[0]))
+    for i in range(4):
+        y = _rk4_step(y, 0.1, k)
+        traj[i, :] = y
+    return np.sum(traj[-1] ** 2) + np.sum(traj[0])
+
+
+def power_iteration(A, x):
+    for _ in range(3):
+        x = A @ x
+        x = x / np.sqrt(np.sum(x * x))
+    return x[0]
+
+
+def helper_in_loop(x):
+    s = 0.0
+    for i in range(3):
+        y = _rhs(x, 0.5 * i)
+        s += np.sum(y * y)
+    return s
+
+
+def angular_momentum(pos, vel):
+    total = 0.0
+    for i in range(pos.shape[0]):
+        L = np.cross(pos[i], vel[i])
+        total += L[0] ** 2 + L[1] ** 2 + L[2] ** 2
+    return total
+
+
+def rotate_transpose(R, v):
+    w = R.T @ v
+    return np.sum(w * w)
+
+
+def reshape_blocks(x):
+    m = x.reshape(2, 3)
+    return np.sum(np.sin(m[1]) * m[0])
+
+
+def gamma_log_likelihood(shape, data):
+    s = 0.0
+    for x in data:
+        s += (shape - 1.0) * math.log(x) - x - math.lgamma(shape)
+    return -s
+
+
+CASES = [
+    Case(jacobi_out_argument, (X6, np.zeros(6)), 0),
+    Case(fill_out_argument, (X6, np.zeros(6)), 0),
+    Case(jacobi_local_copy, (X6,), 0),
+    Case(shifted_products, (X6,), 0),
+    Case(column_writes, (X6[:2].copy(), V3), (0, 1)),
+    Case(masked_zero, (X6,), 0),
+    Case(euler_loop_carried, (V3, 0.7), (0, 1)),
+    Case(rk4_trajectory, (V3, 0.7), (0, 1)),
+    Case(power_iteration, (A3, V3), (0, 1)),
+    Case(helper_in_loop, (V3,), 0),
+    Case(angular_momentum, (P4, P4[::-1].copy()), (0, 1)),
+    Case(rotate_transpose, (A3, V3), (0, 1)),
+    Case(reshape_blocks, (X6,), 0),
+    Case(gamma_log_likelihood, (2.3, X6), 0),
+]

@@ -474,7 +474,8 @@ class ReversePass:
 
 def reads_array_values(ctx, stmt, name):
     """Whether the adjoint of ``stmt`` may read the values of array ``name``: any use but
-    its definition, a write into it, an element read (saved as a scalar) or an attribute."""
+    its definition, a write into it, an element read (saved as a scalar), an alias or an
+    attribute."""
     if name not in {v.name for v in stmt.list_vars()}:
         return False
     if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
@@ -482,8 +483,9 @@ def reads_array_values(ctx, stmt, name):
     if not isinstance(stmt, ir.Assign) or stmt.target.name == name:
         return False
     value = stmt.value
-    if isinstance(value, ir.Expr) and value.op == "getattr":
-        return False
+    if isinstance(value, ir.Var) or (isinstance(value, ir.Expr) and value.op in (
+            "getattr", "cast")):
+        return False  # an alias is saved under its own name; attributes are not data
     if isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem"):
         return isinstance(ctx.typeof(stmt.target.name), types.Array)
     return True

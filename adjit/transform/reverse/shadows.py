@@ -173,6 +173,9 @@ class Shadows:
         site = array_op_site(self.fn, value)
         if site is not None and site.op.kind == "view":
             return site.args[0]
+        source = self.alias_phi_source(self.array_root(name))
+        if source is not None:
+            return ir.Var(self.blocks[self.cfg.entry].scope, source, value.loc)
         if value.op == "pair_first":
             pair = self.definition(value.value.name)
             if isinstance(pair, ir.Expr) and pair.op == "iternext":
@@ -275,12 +278,9 @@ class Shadows:
         if site is not None and site.op.kind == "view":
             parent = self.shadow_of(site.args[0], loc, e)
             return emit_array_op(e, site, [parent] + site.args[1:], hint="shadow")
-        if isinstance(value, ir.Expr) and value.op == "phi":
-            sources = {self.array_root(v.name) for v in value.incoming_values
-                       if isinstance(v, ir.Var) and v.name in self.act.active}
-            roots = {self.definition(s) for s in sources}
-            if len(sources) == 1 and all(isinstance(r, ir.Arg) for r in roots):
-                return self.shadow_of(ir.Var(var.scope, sources.pop(), loc), loc, e)
+        source = self.alias_phi_source(name)
+        if source is not None:
+            return self.shadow_of(ir.Var(var.scope, source, loc), loc, e)
         raise self.unsupported("an array created inside the function "
                                f"('{var.name}') that depends on a differentiated input", loc,
                                "only arguments, allocations and views of them have "
@@ -329,13 +329,19 @@ class Shadows:
                 if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr)
                         and stmt.value.op == "phi" and self.active_array(stmt.target)):
                     continue
-                sources = {self.array_root(v.name) for v in stmt.value.incoming_values
-                           if isinstance(v, ir.Var) and v.name in self.act.active}
-                if len(sources) == 1 and isinstance(self.definition(next(iter(sources))),
-                                                    ir.Arg):
-                    continue
-                found.append(stmt)
+                if self.alias_phi_source(stmt.target.name) is None:
+                    found.append(stmt)
         return found
+
+    def alias_phi_source(self, name):
+        """For a phi of arrays that all are one array's memory (``a = x`` on two paths, or
+        ``w -= lr * g`` in a loop, whose phi merges ``w`` with itself), that array."""
+        value = self.definition(name)
+        if not (isinstance(value, ir.Expr) and value.op == "phi"):
+            return None
+        sources = {self.array_root(v.name) for v in value.incoming_values
+                   if isinstance(v, ir.Var)} - {name}
+        return sources.pop() if len(sources) == 1 else None
 
     # -- which primal arrays the reverse pass may read ----------------------------------
     def find_writes(self):

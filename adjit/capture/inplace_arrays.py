@@ -1,0 +1,75 @@
+"""``a -= b`` on an array becomes ``t = a - b; a[:] = t``: the in-place update is a new
+array (an elementwise operation) written back through a whole-array slice write, so one
+mechanism (slice writes, which save and restore what they overwrite) covers both forms in
+every mode. adjit's own generated code keeps its in-place shadow updates."""
+from numba.core import ir, types
+from numba.core.registry import cpu_target
+from numba.core.typing import signature
+
+from ..ir.builder import fresh_name
+
+
+def _typed(fn, block, index, value, typ, loc, hint):
+    """Insert ``name = value`` at ``block.body[index]`` with type ``typ``; return the var."""
+    var = ir.Var(block.scope, fresh_name(hint), loc)
+    block.body.insert(index, ir.Assign(value, var, loc))
+    fn.typemap[var.name] = typ
+    return var
+
+
+def full_slice(fn, block, index, loc):
+    """Emit the typed ``slice(None, None)`` index of ``a[:]`` before ``block.body[index]``;
+    return (the slice var, how many statements were inserted)."""
+    tyctx = cpu_target.typing_context
+    fnty = tyctx.resolve_value_type(slice)
+    sig = fnty.get_call_type(tyctx, (types.none, types.none), {})
+    func = _typed(fn, block, index, ir.Global("slice", slice, loc), fnty, loc, "$slice")
+    none = _typed(fn, block, index + 1, ir.Const(None, loc), types.none, loc, "$none")
+    call = ir.Expr.call(func, [none, none], (), loc)
+    var = _typed(fn, block, index + 2, call, sig.return_type, loc, "$all")
+    fn.calltypes[call] = sig
+    return var, 3
+
+
+class InplaceArrayToSliceWrite:
+    """``a2 = inplace_binop(a, b)`` on a float array (``a += b``, ``w -= lr * g``) becomes
+    ``t = a op b; a[:] = t; a2 = a``."""
+
+    name = "inplace_array_to_slice_write"
+
+    def run(self, fn):
+        if fn.extra.get("generated") or getattr(fn.py_func, "_adjit_builder", None):
+            return
+        for block in fn.func_ir.blocks.values():
+            k = 0
+            while k < len(block.body):
+                stmt = block.body[k]
+                expr = stmt.value if isinstance(stmt, ir.Assign) else None
+                if not (isinstance(expr, ir.Expr) and expr.op == "inplace_binop"
+                        and isinstance(fn.typeof(expr.lhs.name), types.Array)
+                        and isinstance(fn.typeof(expr.lhs.name).dtype, types.Float)):
+                    k += 1
+                    continue
+                k += self.rewrite(fn, block, k, stmt, expr)
+
+    @staticmethod
+    def rewrite(fn, block, k, stmt, expr):
+        """Rewrite the statement at ``block.body[k]``; return how many statements now
+        stand where it stood."""
+        loc, arr = stmt.loc, expr.lhs
+        sig = fn.calltypes.pop(expr)
+        new = ir.Expr.binop(expr.immutable_fn, expr.lhs, expr.rhs, loc)
+        tmp = ir.Var(block.scope, fresh_name("$updated"), loc)
+        binop_sig = cpu_target.typing_context.resolve_function_type(
+            expr.immutable_fn, sig.args, {})
+        result = binop_sig.return_type if binop_sig is not None else sig.return_type
+        fn.typemap[tmp.name] = result
+        fn.calltypes[new] = signature(result, *sig.args)
+        block.body[k] = ir.Assign(new, tmp, loc)
+        index, n = full_slice(fn, block, k + 1, loc)
+        write = ir.StaticSetItem(arr, slice(None, None, None), index, tmp, loc)
+        fn.calltypes[write] = signature(types.none, fn.typeof(arr.name),
+                                        fn.typeof(index.name), result)
+        block.body.insert(k + 1 + n, write)
+        block.body.insert(k + 2 + n, ir.Assign(arr, stmt.target, loc))
+        return 3 + n

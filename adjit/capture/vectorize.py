@@ -1,0 +1,215 @@
+"""``@numba.vectorize`` ufuncs become loops over their scalar kernel.
+
+A ``DUFunc`` applied to arrays (``y = smooth(x, 0.5)``) is rewritten into a call of an
+``@njit`` map helper that loops over the elements and calls the kernel (the user's
+scalar function, compiled with ``numba.njit``); applied to scalars it becomes a call of
+the kernel itself. Both are then ordinary ``@njit`` calls that adjit derives in every
+mode, so a ufunc needs no rule of its own. Helpers exist for 1-D and 2-D results and
+one to three operands, each an array of the result's shape or a scalar (no other
+broadcasting: a mismatched shape raises ``ValueError`` as the ufunc would).
+"""
+import threading
+
+import numba
+import numpy as np
+from numba.core import ir, types
+from numba.core.registry import cpu_target
+from numba.np.ufunc.dufunc import DUFunc
+
+_lock = threading.Lock()
+_kernels = {}
+_maps = {}
+
+
+@numba.njit
+def _item1(a, i):
+    """Element ``i`` of a 1-D operand."""
+    return a[i]
+
+
+@numba.njit
+def _item2(a, i, j):
+    """Element ``(i, j)`` of a 2-D operand."""
+    return a[i, j]
+
+
+@numba.njit
+def _same1(a, i):
+    """A scalar operand, the same at every position."""
+    return a
+
+
+@numba.njit
+def _same2(a, i, j):
+    return a
+
+
+@numba.njit
+def _check(a, shape):
+    """An array operand must have the result's shape (no broadcasting of arrays)."""
+    if a.shape != shape:
+        raise ValueError("adjit: @vectorize operands of different shapes")
+
+
+@numba.njit
+def _no_check(a, shape):
+    """A scalar operand fits any shape."""
+
+
+def kernel_of(dufunc):
+    """The user's scalar function of a ``DUFunc``, compiled with ``numba.njit``."""
+    py_func = dufunc._dispatcher.py_func
+    with _lock:
+        if py_func not in _kernels:
+            _kernels[py_func] = numba.njit(py_func)
+        return _kernels[py_func]
+
+
+def _map_1d(kernel, get, check, n):
+    """The loop of a 1-D result over ``n`` operands read by ``get``."""
+    g0, g1, g2 = (list(get) + [_same1, _same1])[:3]
+    c0, c1, c2 = (list(check) + [_no_check, _no_check])[:3]
+    if n == 1:
+        def map1(a):
+            out = np.empty(a.shape[0])
+            for i in range(a.shape[0]):
+                out[i] = kernel(g0(a, i))
+            return out
+        return map1
+    if n == 2:
+        def map2(a, b, shape):
+            c0(a, shape)
+            c1(b, shape)
+            out = np.empty(shape)
+            for i in range(shape[0]):
+                out[i] = kernel(g0(a, i), g1(b, i))
+            return out
+        return map2
+
+    def map3(a, b, c, shape):
+        c0(a, shape)
+        c1(b, shape)
+        c2(c, shape)
+        out = np.empty(shape)
+        for i in range(shape[0]):
+            out[i] = kernel(g0(a, i), g1(b, i), g2(c, i))
+        return out
+    return map3
+
+
+def _map_2d(kernel, get, check, n):
+    """The loops of a 2-D result over ``n`` operands read by ``get``."""
+    g0, g1, g2 = (list(get) + [_same2, _same2])[:3]
+    c0, c1, c2 = (list(check) + [_no_check, _no_check])[:3]
+    if n == 1:
+        def map1(a):
+            out = np.empty(a.shape)
+            for i in range(a.shape[0]):
+                for j in range(a.shape[1]):
+                    out[i, j] = kernel(g0(a, i, j))
+            return out
+        return map1
+    if n == 2:
+        def map2(a, b, shape):
+            c0(a, shape)
+            c1(b, shape)
+            out = np.empty(shape)
+            for i in range(shape[0]):
+                for j in range(shape[1]):
+                    out[i, j] = kernel(g0(a, i, j), g1(b, i, j))
+            return out
+        return map2
+
+    def map3(a, b, c, shape):
+        c0(a, shape)
+        c1(b, shape)
+        c2(c, shape)
+        out = np.empty(shape)
+        for i in range(shape[0]):
+            for j in range(shape[1]):
+                out[i, j] = kernel(g0(a, i, j), g1(b, i, j), g2(c, i, j))
+        return out
+    return map3
+
+
+def map_helper(dufunc, arrays, ndim):
+    """The ``@njit`` map of ``dufunc`` for operands that are arrays where ``arrays`` says
+    so (scalars elsewhere), over a result of rank ``ndim`` (cached)."""
+    key = (dufunc._dispatcher.py_func, tuple(arrays), ndim)
+    kernel = kernel_of(dufunc)
+    with _lock:
+        if key not in _maps:
+            get = [(_item1 if ndim == 1 else _item2) if is_array else
+                   (_same1 if ndim == 1 else _same2) for is_array in arrays]
+            check = [_check if is_array else _no_check for is_array in arrays]
+            make = _map_1d if ndim == 1 else _map_2d
+            _maps[key] = numba.njit(make(kernel, get, check, len(arrays)))
+        return _maps[key]
+
+
+class VectorizeToLoops:
+    """``y = f(x, ...)`` with ``f`` a ``@vectorize`` ufunc becomes a call of its map
+    helper (arrays) or of its kernel (scalars), with typemap and calltypes updated."""
+
+    name = "vectorize_to_loops"
+
+    def run(self, fn):
+        defs = {s.target.name: s.value for b in fn.func_ir.blocks.values() for s in b.body
+                if isinstance(s, ir.Assign)}
+        for block in fn.func_ir.blocks.values():
+            k = 0
+            while k < len(block.body):
+                stmt = block.body[k]
+                value = stmt.value if isinstance(stmt, ir.Assign) else None
+                if (isinstance(value, ir.Expr) and value.op == "call" and not value.kws
+                        and not value.vararg and self.dufunc(fn, defs, value) is not None):
+                    k += self.rewrite(fn, block, k, stmt, self.dufunc(fn, defs, value))
+                k += 1
+
+    @staticmethod
+    def dufunc(fn, defs, value):
+        """The ``DUFunc`` a call calls, or None."""
+        typ = fn.typeof(value.func.name)
+        if not isinstance(typ, types.Function):
+            return None
+        key = typ.typing_key
+        return key if isinstance(key, DUFunc) else None
+
+    @staticmethod
+    def rewrite(fn, block, k, stmt, dufunc):
+        """Point the call at the kernel or the map helper; return statements inserted."""
+        value, loc = stmt.value, stmt.loc
+        sig = fn.calltypes[value]
+        argtypes = [types.unliteral(fn.typeof(a.name)) for a in value.args]
+        result = sig.return_type
+        tyctx = cpu_target.typing_context
+        inserted = 0
+        if isinstance(result, types.Array):
+            if not (result.ndim in (1, 2) and isinstance(result.dtype, types.Float)
+                    and 1 <= len(argtypes) <= 3):
+                return 0  # left alone: the transform refuses it by name
+            arrays = [isinstance(t, types.Array) for t in argtypes]
+            callee = map_helper(dufunc, arrays, result.ndim)
+            args = list(value.args)
+            if len(args) > 1:  # the result's shape, from an array operand
+                first = args[arrays.index(True)]
+                shape = ir.Var(block.scope, f"{first.name}%ushape", loc)
+                block.body.insert(k, ir.Assign(ir.Expr.getattr(first, "shape", loc),
+                                               shape, loc))
+                fn.typemap[shape.name] = types.UniTuple(types.intp, result.ndim)
+                inserted = 1
+                args.append(shape)
+        else:
+            callee, args = kernel_of(dufunc), list(value.args)
+        fnty = types.Dispatcher(callee)
+        new_sig = fnty.get_call_type(tyctx, tuple(fn.typeof(a.name) for a in args), {})
+        func = ir.Var(block.scope, f"{value.func.name}%kernel", loc)
+        block.body.insert(k, ir.Assign(ir.Global(callee.py_func.__name__, callee, loc),
+                                       func, loc))
+        fn.typemap[func.name] = fnty
+        new = ir.Expr.call(func, args, (), loc)
+        del fn.calltypes[value]
+        fn.calltypes[new] = new_sig
+        fn.typemap[stmt.target.name] = new_sig.return_type
+        stmt.value = new
+        return inserted + 1

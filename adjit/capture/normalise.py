@@ -9,6 +9,10 @@ from numba.core import ir, types
 from .. import config
 from ..ir.builder import fresh_name
 from .array_iteration import IndexArrayIteration
+from .call_binding import BindCallArguments, CallNumberClassGlobals
+from .inplace_arrays import InplaceArrayToSliceWrite
+from .methods import MethodsToFunctions
+from .vectorize import VectorizeToLoops
 from ..ir.checks import check_blocks
 from ..ir.nodes import global_value
 from ..ir.printing import dump
@@ -25,8 +29,8 @@ class Pass:
 
 class InplaceBinopToBinop(Pass):
     """``s += t`` on scalars is ``s = s + t``: one rule (the binop's) covers both forms.
-    On arrays ``a += b`` stays an in-place update (forward mode has a handler for it;
-    reverse mode refuses it)."""
+    On arrays ``a += b`` is a slice write (``InplaceArrayToSliceWrite``), except in adjit's
+    generated code, whose shadow updates forward mode handles as they are."""
 
     name = "inplace_binop_to_binop"
 
@@ -206,8 +210,9 @@ class CommonElementReads(Pass):
         return val.op == "call" and (bool(val.vararg) or bool(call_writes(fn, val)))
 
 
-NORMALISE = [InplaceBinopToBinop(), ResolveModuleAttributes(), IndexArrayIteration(),
-             ForwardTupleItems(),
+NORMALISE = [InplaceArrayToSliceWrite(), InplaceBinopToBinop(), ResolveModuleAttributes(),
+             BindCallArguments(), CallNumberClassGlobals(), VectorizeToLoops(),
+             MethodsToFunctions(), IndexArrayIteration(), ForwardTupleItems(),
              NestVariadicMinMax(), SquareToMultiply(), CommonElementReads()]
 
 

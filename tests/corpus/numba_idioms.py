@@ -1,6 +1,8 @@
 """Numba idioms as people write them: ``out=`` arrays, stencil sweeps into ``unew``, slice
 writes, helpers that return new arrays, loop-carried arrays (ODE integrators, power
-iteration), ``.copy()``, ``.T``, ``reshape``, ``np.cross``, ``math.lgamma``."""
+iteration), ``.copy()``, ``.T``, ``reshape``, ``np.cross``, ``math.lgamma``, ``@vectorize``
+ufuncs, in-place array operators, ``X.dot(w)``, keyword and default arguments,
+``dtype=`` and ``type(x)(...)``."""
 import math
 
 import numba
@@ -130,6 +132,53 @@ def reshape_blocks(x):
     return np.sum(np.sin(m[1]) * m[0])
 
 
+@numba.vectorize
+def _softplus(x, beta):
+    return math.log1p(math.exp(beta * x)) / beta
+
+
+@numba.vectorize(["float64(float64)"])
+def _bump(x):
+    return x * math.exp(-x * x)
+
+
+def vectorize_ufuncs(x, beta):
+    return np.sum(_softplus(x, beta) * _bump(x)) + _softplus(beta, 2.0)
+
+
+def vectorize_2d(X):
+    return np.sum(_bump(X) ** 2)
+
+
+def gradient_descent_inplace(w0, g):
+    w = w0.copy()
+    for _ in range(3):
+        w -= 0.1 * g * w
+        w *= 1.01
+    return np.sum(w * w)
+
+
+def method_dot(X, w):
+    z = X.dot(w)
+    return np.sum(np.tanh(z))
+
+
+@numba.njit
+def _normal_logpdf(x, mu=0.0, sigma=1.0):
+    z = (x - mu) / sigma
+    return -0.5 * z * z - math.log(sigma)
+
+
+def keyword_helper(x, s):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += _normal_logpdf(x[i], sigma=s) + _normal_logpdf(x[i])
+    out = np.zeros(x.shape[0], dtype=np.float64)
+    out[:] = x * s
+    T = type(s)
+    return total + np.sum(out) * T(2)
+
+
 def gamma_log_likelihood(shape, data):
     s = 0.0
     for x in data:
@@ -152,4 +201,9 @@ CASES = [
     Case(rotate_transpose, (A3, V3), (0, 1)),
     Case(reshape_blocks, (X6,), 0),
     Case(gamma_log_likelihood, (2.3, X6), 0),
+    Case(vectorize_ufuncs, (X6, 0.8), (0, 1)),
+    Case(vectorize_2d, (P4,), 0),
+    Case(gradient_descent_inplace, (X6, X6[::-1].copy()), (0, 1)),
+    Case(method_dot, (P4, V3), (0, 1)),
+    Case(keyword_helper, (X6, 1.3), (0, 1)),
 ]

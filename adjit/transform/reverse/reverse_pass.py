@@ -184,7 +184,7 @@ class ReversePass:
             return
         if reads[-1] > writes[0]:
             raise UnsupportedError(
-                f"reading the array '{ctx.user_name(name)}' in the reverse pass",
+                f"reading the array {ctx.user_name(name)} in the reverse pass",
                 ctx.fn.name, loc, "it is read both before and after a write in the same "
                 "block; copy it first (b = a.copy()) and read the copy")
         # every read comes before the first write: snapshot it just before that write

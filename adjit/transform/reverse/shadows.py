@@ -281,10 +281,11 @@ class Shadows:
         source = self.alias_phi_source(name)
         if source is not None:
             return self.shadow_of(ir.Var(var.scope, source, loc), loc, e)
-        raise self.unsupported("an array created inside the function "
-                               f"('{var.name}') that depends on a differentiated input", loc,
-                               "only arguments, allocations and views of them have "
-                               "gradients")
+        raise self.unsupported(f"{self.user_name(var.name)} (an array made inside the "
+                               "function from differentiated inputs)", loc,
+                               "no rule says how this array is made; register one with "
+                               "adjit.extend, or build it with NumPy calls or an @njit "
+                               "helper")
 
     def find_local_arrays(self):
         """Active arrays allocated in the function, ``{name: stmt}``: those allocated once
@@ -465,7 +466,7 @@ class Shadows:
         """How the user wrote the value SSA variable ``name`` holds: the variable's own
         name, or for a temporary the call or operator that made it."""
         if not name.startswith("$"):
-            return name.split(".")[0]
+            return f"'{name.split('.')[0]}'"
         value = self.definition(name)
         if isinstance(value, ir.Expr) and value.op == "call":
             callee = self.callee_object(value.func)
@@ -474,9 +475,11 @@ class Shadows:
             if fname is None:
                 key, _ = self.callee_key(value.func)
                 fname = key[1] if isinstance(key, tuple) else "a function"
-            return f"the result of {fname}(...)"
+            module = getattr(callee, "__module__", "") or ""
+            prefix = "np." if module.startswith("numpy") else ""
+            return f"'{prefix}{fname}(...)'"
         if isinstance(value, ir.Expr) and value.op in ("binop", "inplace_binop"):
-            return f"the result of an array '{getattr(value.fn, '__name__', value.fn)}'"
+            return f"the result of '{getattr(value.fn, '__name__', value.fn)}'"
         return "an intermediate array"
 
     def readable(self, name, reads_data=True, remat=True):

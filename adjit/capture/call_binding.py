@@ -1,0 +1,325 @@
+"""Bind Python calling conventions to plain positional calls.
+
+Numba types ``h(x, scale=2.0)``, ``h(x)`` (defaults omitted), ``h(*t)`` and
+``np.zeros(n, dtype=np.float64)`` with the callee's Python signature, but the transforms
+only know positional calls whose arguments line up with the callee's parameters. These
+passes rewrite such calls in place so that every argument is an ``ir.Var`` in parameter
+order, and ``T = type(x); T(1)`` so that it calls the scalar class itself.
+
+Every call keeps its calltypes entry (the same ``ir.Expr`` object, mutated), with the
+argument types of the rewritten call; new variables get typemap entries.
+"""
+import inspect
+
+import numba
+import numpy as np
+from numba.core import ir, types
+from numba.core.registry import cpu_target
+
+from ..ir.builder import fresh_name
+from ..ir.nodes import global_values
+
+#: NumPy allocations whose keyword forms (``dtype=``, ``num=``...) are made positional.
+NUMPY_ALLOCATIONS = frozenset({
+    np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like,
+    np.full_like, np.arange, np.linspace, np.eye, np.identity})
+
+_PLAIN = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def const_type(value):
+    """The Numba type a default becomes as an ``ir.Const``, or None when adjit does not
+    materialise such defaults (anything but None, bools and numbers)."""
+    if value is None:
+        return types.none
+    if isinstance(value, (bool, int, float, complex, np.bool_, np.number)):
+        return types.unliteral(numba.typeof(value))
+    return None
+
+
+def single_definitions(fn):
+    """Map name -> assigned value for the variables assigned exactly once: only those can
+    be looked through (a tuple rebuilt in a loop is not the one built before it)."""
+    count, value = {}, {}
+    for block in fn.func_ir.blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, ir.Assign):
+                count[stmt.target.name] = count.get(stmt.target.name, 0) + 1
+                value[stmt.target.name] = stmt.value
+    return {name: value[name] for name, n in count.items() if n == 1}
+
+
+def built_tuple_items(defs, var):
+    """The items of the ``build_tuple`` that ``var`` holds (through copies), when it and
+    every item are assigned once; else None."""
+    seen = set()
+    while var.name in defs and var.name not in seen:
+        seen.add(var.name)
+        value = defs[var.name]
+        if isinstance(value, ir.Var):
+            var = value
+            continue
+        if (isinstance(value, ir.Expr) and value.op == "build_tuple"
+                and all(item.name in defs for item in value.items)):
+            return list(value.items)
+        return None
+    return None
+
+
+class BindCallArguments:
+    """``h(x, scale=s)``, ``h(x)``, ``h(*t)``, ``np.zeros(n, dtype=d)`` -> positional.
+
+    * ``@njit`` callees (``types.Dispatcher``): every parameter gets an argument, in the
+      order of ``inspect.signature(py_func)``; an omitted default becomes a constant (its
+      ``types.Omitted`` in the signature becomes the constant's type). The transforms
+      derive the callee for the call's argument types and pass it ``expr.args``, so both
+      must cover every parameter. Callees with ``*args``/``**kwargs`` or keyword-only
+      parameters keep their keywords and defaults (Numba packs star arguments itself).
+    * NumPy allocations (``NUMPY_ALLOCATIONS``): keywords become positional, in the order
+      of the typing signature's ``pysig``; a default skipped over becomes a constant,
+      trailing defaults stay omitted. The signature is re-resolved for the new arguments.
+    * Any call ``f(*t)`` whose tuple ``t`` is built in the function gets ``t``'s items as
+      arguments.
+
+    A call that cannot be bound exactly (an unrepresentable default, ``**kw``, a tuple not
+    built here) is left as it is; the transforms then refuse it by name.
+    """
+
+    name = "bind_call_arguments"
+
+    def run(self, fn):
+        defs = single_definitions(fn)
+        gvals = global_values(fn.func_ir.blocks)
+        for block in fn.func_ir.blocks.values():
+            body = []
+            for stmt in block.body:
+                expr = stmt.value if isinstance(stmt, ir.Assign) else None
+                if (isinstance(expr, ir.Expr) and expr.op == "call"
+                        and expr in fn.calltypes and expr.varkwarg is None):
+                    body.extend(self.bind(fn, block, stmt, expr, defs, gvals))
+                body.append(stmt)
+            block.body = body
+
+    def bind(self, fn, block, stmt, expr, defs, gvals):
+        """Rewrite one call in place; return the constant assignments to put before it."""
+        positional = list(expr.args)
+        if expr.vararg is not None:
+            items = built_tuple_items(defs, expr.vararg)
+            if items is None:
+                return []
+            positional += items
+        ftype = fn.typeof(expr.func)
+        sig = fn.calltypes[expr]
+        if isinstance(ftype, types.Dispatcher):
+            return self.bind_dispatcher(fn, block, stmt, expr, positional, ftype, sig)
+        callee = gvals.get(expr.func.name, getattr(ftype, "typing_key", None))
+        if isinstance(ftype, types.Function) and _in(callee, NUMPY_ALLOCATIONS):
+            return self.bind_function(fn, block, stmt, expr, positional, ftype, sig)
+        if expr.vararg is not None and not expr.kws:
+            self.expand_vararg(fn, expr, positional, ftype, sig)
+        return []
+
+    def bind_dispatcher(self, fn, block, stmt, expr, positional, ftype, sig):
+        """An ``@njit`` callee: all parameters positional, omitted defaults as constants."""
+        params = list(inspect.signature(ftype.dispatcher.py_func).parameters.values())
+        if any(p.kind not in _PLAIN for p in params):
+            if expr.vararg is not None and not expr.kws and any(
+                    p.kind is inspect.Parameter.VAR_POSITIONAL for p in params) and all(
+                    p.kind is not inspect.Parameter.KEYWORD_ONLY for p in params):
+                # h(*t) with def h(x, *rest): the same call as h(a, b); Numba packs the
+                # rest into the StarArgTuple of the signature either way
+                expr.args, expr.kws, expr.vararg = positional, (), None
+            return []
+        if len(sig.args) != len(params):
+            return []
+        if not expr.kws and expr.vararg is None and len(positional) == len(params):
+            return []  # already plain
+        slots = self.slots(params, positional, expr.kws)
+        if slots is None:
+            return []
+        return self.finish(fn, block, stmt, expr, params, slots, sig, trailing=True)
+
+    def bind_function(self, fn, block, stmt, expr, positional, ftype, sig):
+        """A NumPy allocation: keywords positional in ``pysig`` order, signature re-typed."""
+        if not expr.kws and expr.vararg is None:
+            return []
+        pysig = getattr(sig, "pysig", None)
+        if pysig is None:
+            if expr.kws:
+                return []
+            params = []  # f(*t) without a Python signature: the items are the arguments
+        else:
+            params = list(pysig.parameters.values())
+            if any(p.kind not in _PLAIN for p in params):
+                return []
+        if not params:
+            slots = list(positional)
+        else:
+            slots = self.slots(params, positional, expr.kws)
+            if slots is None:
+                return []
+        return self.finish(fn, block, stmt, expr, params, slots, sig, trailing=False,
+                           retype=ftype)
+
+    @staticmethod
+    def slots(params, positional, kws):
+        """Arguments by parameter index (None where omitted), or None if they do not bind."""
+        slots = [None] * len(params)
+        if len(positional) > len(params):
+            return None
+        slots[:len(positional)] = positional
+        names = [p.name for p in params]
+        for name, var in kws:
+            if name not in names or slots[names.index(name)] is not None:
+                return None
+            if params[names.index(name)].kind is inspect.Parameter.POSITIONAL_ONLY:
+                return None
+            slots[names.index(name)] = var
+        return slots
+
+    def finish(self, fn, block, stmt, expr, params, slots, sig, trailing, retype=None):
+        """Fill the omitted slots with constants, rewrite the call and its signature.
+
+        ``trailing``: materialise omitted defaults after the last given argument too.
+        ``retype``: re-resolve the signature through this function type (NumPy callees)
+        and keep the old call unless the result type is unchanged."""
+        last = max([i for i, v in enumerate(slots) if v is not None], default=-1)
+        upto = len(slots) if trailing else last + 1
+        consts, args, argtypes = [], [], []
+        for i in range(upto):
+            var = slots[i]
+            if var is None:
+                default = params[i].default
+                typ = const_type(default)
+                if default is inspect.Parameter.empty or typ is None:
+                    return []
+                var = ir.Var(block.scope, fresh_name(f"${params[i].name}"), stmt.loc)
+                consts.append((ir.Assign(ir.Const(default, stmt.loc), var, stmt.loc), typ))
+                argtypes.append(typ)
+            elif retype is None and i < len(sig.args) and not isinstance(
+                    sig.args[i], types.Omitted):
+                argtypes.append(sig.args[i])
+            else:
+                argtypes.append(fn.typeof(var))
+            args.append(var)
+        if retype is not None:
+            new_sig = self.resolve(retype, argtypes)
+            if new_sig is None or new_sig.return_type != sig.return_type:
+                return []
+        else:
+            new_sig = sig.replace(args=tuple(argtypes))
+        for assign, typ in consts:
+            fn.typemap[assign.target.name] = typ
+        expr.args, expr.kws, expr.vararg = args, (), None
+        fn.calltypes[expr] = new_sig
+        return [assign for assign, _ in consts]
+
+    def expand_vararg(self, fn, expr, positional, ftype, sig):
+        """``f(*t)`` -> ``f(a, b)`` for any other callee whose signature allows it."""
+        if len(sig.args) == len(positional) and not any(
+                isinstance(t, (types.StarArgTuple, types.StarArgUniTuple, types.Omitted))
+                for t in sig.args):
+            expr.args, expr.kws, expr.vararg = positional, (), None
+            return
+        if isinstance(ftype, types.Function):
+            new_sig = self.resolve(ftype, [fn.typeof(v) for v in positional])
+            if new_sig is not None and new_sig.return_type == sig.return_type:
+                expr.args, expr.kws, expr.vararg = positional, (), None
+                fn.calltypes[expr] = new_sig
+
+    @staticmethod
+    def resolve(ftype, argtypes):
+        """Numba's signature for calling ``ftype`` with positional ``argtypes``, or None."""
+        try:
+            return cpu_target.typing_context.resolve_function_type(ftype, tuple(argtypes), {})
+        except Exception:  # noqa: BLE001 -- any typing failure means: leave the call
+            return None
+
+
+def _in(obj, collection):
+    """``obj in collection`` for objects that may be unhashable."""
+    try:
+        return obj in collection
+    except TypeError:
+        return False
+
+
+def class_object(typ):
+    """The global (``np.float64``...) whose Numba type is ``NumberClass`` ``typ``, or None."""
+    obj = getattr(np, getattr(typ.instance_type, "name", ""), None)
+    if obj is None:
+        return None
+    try:
+        same = cpu_target.typing_context.resolve_value_type(obj) == typ
+    except Exception:  # noqa: BLE001 -- not a Numba-typable global
+        return None
+    return obj if same else None
+
+
+class CallNumberClassGlobals:
+    """``T = type(x); T(1)`` and ``type(beta)(np.inf)`` call the class itself.
+
+    A call of a variable typed ``types.NumberClass`` that is not a loaded global becomes a
+    call of the matching NumPy scalar class (``np.float64`` for ``class(float64)``), which
+    has the same Numba type, so rules keyed by the class (scalar conversions) apply. A
+    ``type(...)`` call left unused is removed."""
+
+    name = "call_number_class_globals"
+
+    def run(self, fn):
+        defs = single_definitions(fn)
+        replaced = set()
+        for block in fn.func_ir.blocks.values():
+            body = []
+            for stmt in block.body:
+                expr = stmt.value if isinstance(stmt, ir.Assign) else None
+                if isinstance(expr, ir.Expr) and expr.op == "call":
+                    ftype = fn.typemap.get(expr.func.name)
+                    if (isinstance(ftype, types.NumberClass) and not isinstance(
+                            defs.get(expr.func.name), (ir.Global, ir.FreeVar))):
+                        obj = class_object(ftype)
+                        if obj is not None:
+                            var = ir.Var(block.scope, fresh_name(f"${obj.__name__}"),
+                                         stmt.loc)
+                            fn.typemap[var.name] = ftype
+                            body.append(ir.Assign(ir.Global(obj.__name__, obj, stmt.loc),
+                                                  var, stmt.loc))
+                            replaced.add(expr.func.name)
+                            expr.func = var
+                body.append(stmt)
+            block.body = body
+        if replaced:
+            self.remove_dead_type_calls(fn, replaced)
+
+    @staticmethod
+    def remove_dead_type_calls(fn, names):
+        """Drop ``T = type(x)`` for the ``names`` nothing reads any more, and the ``type``
+        global loads that only those calls read."""
+        gvals = global_values(fn.func_ir.blocks)
+
+        def used():
+            return {v.name for b in fn.func_ir.blocks.values() for s in b.body
+                    for v in s.list_vars() if not (isinstance(s, ir.Assign)
+                                                   and v.name == s.target.name)}
+
+        removed = set()
+        for _ in range(2):  # the type(...) calls, then the type globals they read
+            live = used()
+            for block in fn.func_ir.blocks.values():
+                keep = []
+                for stmt in block.body:
+                    if isinstance(stmt, ir.Assign) and stmt.target.name not in live:
+                        val = stmt.value
+                        if (stmt.target.name in names and isinstance(val, ir.Expr)
+                                and val.op == "call" and gvals.get(val.func.name) is type):
+                            fn.calltypes.pop(val, None)
+                            removed.add(stmt.target.name)
+                            continue
+                        if isinstance(val, ir.Global) and val.value is type:
+                            removed.add(stmt.target.name)
+                            continue
+                    keep.append(stmt)
+                block.body = keep
+        for block in fn.func_ir.blocks.values():
+            block.body = [s for s in block.body
+                          if not (isinstance(s, ir.Del) and s.value in removed)]

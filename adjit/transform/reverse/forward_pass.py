@@ -77,10 +77,11 @@ def build_forward(ctx, rev):
                     e.assign(clone_value(value), target=name)
         e.loc = primal.terminator.loc
         count_trips(e, rev, label)
-        items = [e.var(rev.snapshots[label, name]) if (label, name) in rev.snapshots
-                 else e.call(np.copy, [e.var(name)], hint="saved")
-                 if (label, name) in rev.copied else e.var(name)
-                 for name in rev.records[label]]
+        items = []
+        for name in rev.records[label]:
+            kind, source = rev.sources.get((label, name), ("var", name))
+            items.append(e.call(np.copy, [e.var(source)], hint="saved") if kind == "copy"
+                         else e.var(source))
         if rev.pushes_id[label] or (label in cfg.returns and rev.pushes_return_id):
             items.append(e.const(label, hint="id"))  # on top: the successor pops it first
         if items:

@@ -42,8 +42,7 @@ class ReversePass:
         self.scope = ctx.blocks[ctx.cfg.entry].scope
         self.blocks = {}
         self.records = {}
-        self.copied = set()  # (label, array) a record keeps as a copy (see save_array)
-        self.snapshots = {}  # (label, array) -> the copy taken before a write in the block
+        self.sources = {}  # (label, record name) -> ("copy" | "var", forward-pass name)
         self._labels = itertools.count(1)
         self.counted = counted_loops(ctx.blocks, self.cfg)
         self.counted_exits = {loop.exit: loop for loop in self.counted.values()}
@@ -89,11 +88,16 @@ class ReversePass:
         if label in self.cfg.returns:
             self.allocate_local_shadows(e)
             self.seed_array_result(e, primal.terminator.value)
-        for stmt in reversed(primal.body[:-1]):
+        self.marks, self.inserts = {}, []
+        for k in reversed(range(len(primal.body) - 1)):
+            stmt = primal.body[k]
+            self.marks[k] = len(body.body)  # where the adjoint code of statement k starts
             e.loc = stmt.loc
             emit_reverse(self.ctx, stmt, e)
         e.loc = primal.loc
         saved, remat = self.free_values(body, label)
+        for pos, stmt in sorted(self.inserts, key=lambda p: -p[0]):
+            body.body.insert(pos, stmt)
         if label in self.counted_exits:
             saved.append(self.counted_exits[label].counter)
         self.records[label] = saved
@@ -161,35 +165,46 @@ class ReversePass:
             if (name not in saved and isinstance(ctx.typeof(name), types.Array)
                     and not ctx.readable(name, False)):  # arguments too: a call wrote it
                 done.add(name)
-                self.save_array(name, label, loc)
-                saved.append(name)
+                saved.extend(self.save_array(name, label, loc))
                 continue
             need(name, loc)
         return saved, remat
 
     def save_array(self, name, label, loc):
-        """Decide how the record of ``label`` keeps array ``name``, which the reverse pass
-        cannot read in place: by reference when nothing ever writes into it, else as a
-        copy taken at the end of the block (``self.copied``). A write after the read in
-        the same block would change the copy too: refused."""
+        """How the record of ``label`` keeps array ``name``, which the reverse pass cannot
+        read in place; returns the record's names for it. By reference when nothing ever
+        writes into it; else a copy taken at the end of the block, or, when the block
+        writes it after reading it, one snapshot per run of reads, each taken just before
+        the write that ends the run (``self.sources`` says what the forward pass pushes)."""
         ctx = self.ctx
         if name in ctx.saved_by_reference or ctx.never_written(name):
-            return
+            return [name]
         body = ctx.blocks[label].body
         reads = [k for k, stmt in enumerate(body) if reads_array_values(ctx, stmt, name)]
         writes = [k for k, stmt in enumerate(body)
                   if reads and k > reads[0] and ctx.may_write(stmt, name)]
-        if not writes:
-            self.copied.add((label, name))
-            return
-        if reads[-1] > writes[0]:
-            raise UnsupportedError(
-                f"reading the array {ctx.user_name(name)} in the reverse pass",
-                ctx.fn.name, loc, "it is read both before and after a write in the same "
-                "block; copy it first (b = a.copy()) and read the copy")
-        # every read comes before the first write: snapshot it just before that write
-        self.snapshots[label, name] = ctx.copy_before(body[writes[0]], ir.Var(
-            self.scope, name, loc), "snapshot")
+        runs = []  # [(last read of the run, first write after it or None)]
+        for k in reads:
+            after = next((w for w in writes if w > k), None)
+            if runs and runs[-1][1] == after:
+                runs[-1] = (k, after)
+            else:
+                runs.append((k, after))
+        names = []
+        for j, (last, write) in enumerate(runs):
+            rec = name if len(runs) == 1 else f"{name}%run{j}"
+            if write is None:
+                self.sources[label, rec] = ("copy", name)
+            else:
+                snap = ctx.copy_before(body[write], ir.Var(self.scope, name, loc), "snapshot")
+                self.sources[label, rec] = ("var", snap)
+            if rec != name:  # the reads of this run see this run's snapshot
+                typ = ctx.typeof(name)
+                ctx.synthetic_types[rec] = typ.copy(layout="C")
+                self.inserts.append((self.marks[last], ir.Assign(
+                    ir.Var(self.scope, rec, loc), ir.Var(self.scope, name, loc), loc)))
+            names.append(rec)
+        return names
 
     def recipe(self, name, loc):
         """The expression that recomputes ``name`` in a reverse block from arguments and

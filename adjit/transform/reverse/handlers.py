@@ -14,6 +14,7 @@ import operator
 from numba.core import ir, types
 from numba.core.registry import cpu_target
 
+from ...errors import AdjitError
 from ...ir.builder import fresh_name
 from ...ir.nodes import node_kind
 from ..partials import emit_partial
@@ -443,6 +444,35 @@ def touches_active(ctx, stmt):
     return any(v.name in act.active or v.name in act.carriers for v in stmt.list_vars())
 
 
+_PROPAGATING = ("binop", "unary", "call", "cast", "var", "getitem", "static_getitem",
+                "pair_first", "exhaust_iter")
+
+
+def check_adjoint_used(ctx, stmt, emitted):
+    """Post-condition of a handler: the adjoint of an active float it defines from active
+    operands flowed somewhere (a handler that forgot it would silently give zero), unless
+    the operation is declared non-differentiable."""
+    if not (isinstance(stmt, ir.Assign) and ctx.active_float(stmt.target)
+            and node_kind(stmt) in _PROPAGATING
+            and any(ctx.is_active(v) for v in (
+                [stmt.value] if isinstance(stmt.value, ir.Var) else stmt.value.list_vars()))):
+        return
+    name = bar(stmt.target.name)
+    if any(v.name == name for s in emitted for v in s.list_vars()
+           if not (isinstance(s, ir.Assign) and s.target.name == name
+                   and isinstance(s.value, ir.Const))):
+        return
+    value = stmt.value
+    if isinstance(value, ir.Var):
+        raise AdjitError(f"internal: the adjoint of '{stmt.target.name}' was dropped")
+    if value.op in ("binop", "unary") and lookup(value.fn) is NONDIFF:
+        return
+    if value.op == "call" and lookup(ctx.callee_key(value.func)[0]) is NONDIFF:
+        return
+    raise AdjitError(f"internal: the adjoint of '{stmt.target.name}' was dropped in "
+                     f"{ctx.fn.name} at line {stmt.loc.line}; please report this")
+
+
 def emit_reverse(ctx, stmt, e):
     """Dispatch one statement to its handler (or refuse it)."""
     if not touches_active(ctx, stmt):
@@ -451,7 +481,9 @@ def emit_reverse(ctx, stmt, e):
     if (handler is rev_nothing and isinstance(stmt, ir.Assign)
             and ctx.active_float(stmt.target) and node_kind(stmt) not in ("arg", "phi")):
         rev_reject(ctx, stmt, e)
+    start = len(e.block.body)
     handler(ctx, stmt, e)
+    check_adjoint_used(ctx, stmt, e.block.body[start:])
     if (isinstance(stmt, ir.Assign) and stmt.target.name in ctx.lazy_arrays
             and node_kind(stmt) != "phi"):
         # an array made in a loop: uses met from now on (going backwards) belong to the

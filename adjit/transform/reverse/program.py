@@ -37,6 +37,7 @@ class ReverseProgram:
         self.argtypes = tuple(argtypes)
         self.active_args = tuple(sorted(active_args))
         self._typed = None
+        self._layout = None
         # differentiated float arrays, and arrays written with differentiated values
         self.array_args = shadowed_array_args(
             self.typed, activity(self.typed, self.active_args), self.active_args)
@@ -71,7 +72,21 @@ class ReverseProgram:
         rev = ReversePass(ctx)
         names = list(self.arg_names)
         rev.build(names, [shadow_arg(names[i]) for i in self.array_args])
+        self._check_layouts(rev)
         return ctx, rev
+
+    def _check_layouts(self, rev):
+        """The forward pass pushes the records of one analysis and the reverse pass pops
+        those of another (each generated function is built on its own): their layouts,
+        the types of every block's record, must be the same."""
+        ctx = rev.ctx
+        layout = {label: tuple(types.unliteral(ctx.typeof(n)) for n in names)
+                  for label, names in rev.records.items()}
+        if self._layout is None:
+            self._layout = layout
+        elif layout != self._layout:
+            raise AdjitError(f"internal: the tape records of {self.py_func.__qualname__} "
+                             "differ between two analyses; please report this")
 
     def _check(self, argtypes, extra):
         """The dispatcher is asked for the types of the call site. They must be the

@@ -25,12 +25,24 @@ Escalation order, from least to most work:
 ``deflinear(f, *positions)`` declares a helper linear in some arguments (its tangent is the
 same call on their tangents), for helpers that index or add into arrays.
 
-Check every rule with ``adjit.testing.check_grad`` and ``check_jvp`` on its own domain.
-Rules apply to plain scalar primitives: a call whose arguments or result are arrays still
-needs a derived rule or raises ``UnsupportedError``.
+Functions that return arrays take the array rule shapes of ``adjit/rules/registry.py``,
+the same helpers adjit's own NumPy rules use (both modes ask the same registry):
+
+- ``defview([f])``: ``f(a, ...)`` returns a view of ``a``; shadows and tangents are the
+  same view of ``a``'s.
+- ``deflinear_array([f], transpose)``: ``f`` is linear in its first argument;
+  ``transpose(g, shadow)`` adds the adjoint ``g`` of the result into ``a``'s shadow
+  (forward mode applies ``f`` to the tangent).
+- ``defbilinear([f], vjp_a, vjp_b)``: ``f(a, b)`` is bilinear; ``vjp_a(g, b, shadow_a)``
+  and ``vjp_b(g, a, shadow_b)`` add the transposed products.
+
+Check every rule with ``adjit.testing.check_grad``, ``check_jvp`` and ``check_hvp`` on its
+own domain. ``defderiv`` rules apply to scalar primitives; a call with array arguments
+needs a derived rule, an array rule, or raises ``UnsupportedError``.
 """
 from .rules.core import (MINUS_ONE, ONE, ZERO, arg, defderiv, defderivs, deflinear, lookup,
                          nondiff)
+from .rules.registry import defbilinear, deflinear_array, defview
 
 __all__ = ["defderiv", "defderivs", "deflinear", "nondiff", "lookup", "ONE", "MINUS_ONE",
-           "ZERO", "arg"]
+           "ZERO", "arg", "defview", "deflinear_array", "defbilinear"]

@@ -2,6 +2,7 @@
 import math
 
 import numba
+import numpy as np
 import pytest
 
 import adjit
@@ -72,3 +73,29 @@ def test_rule_is_used_for_hessians_too():
     hv = adjit.hvp(use_ruled)(0.3, 1.0)
     s = 1.0 / (1.0 + math.exp(-0.3))
     assert hv == pytest.approx(3.0 * s * (1.0 - s))
+
+
+@numba.njit
+def doubled(a):
+    return a * 2.0
+
+
+def _adds_three_times(g, shadow):
+    shadow += 3.0 * g  # deliberately "wrong" (the truth is 2 g): proves the rule is used
+
+
+def array_rule_user(x):
+    return np.sum(doubled(x) * x)
+
+
+def test_user_array_rule_is_used_in_both_modes():
+    """``deflinear_array`` on a user's @njit function: reverse mode uses the registered
+    transpose, forward mode applies the function to the tangent."""
+    from adjit.extend import deflinear_array
+    deflinear_array([doubled], _adds_three_times)
+    x = np.array([0.5, -1.0, 2.0])
+    # d/dx sum(D(x) * x) = D^T x + D(x) with D^T = 3 (the rule), D = 2 (the function)
+    assert np.allclose(adjit.grad(array_rule_user)(x), 3.0 * x + 2.0 * x)
+    t = np.array([1.0, 0.0, -1.0])
+    _, tan = adjit.jvp(array_rule_user)(x, t)
+    assert tan == pytest.approx(np.sum(2.0 * t * x + 2.0 * x * t))

@@ -407,6 +407,11 @@ class ReversePass:
                     e.item(pair, 0, target=local_shadow(root))
                     e.item(pair, 1, target=fresh_flag(root))
                 else:
+                    if ctx.view_parent(value.name) is not None:
+                        raise UnsupportedError(
+                            f"merging views of an array ({ctx.user_name(name)}) that come "
+                            "from different branches", ctx.fn.name, s.loc,
+                            "index the array itself in each branch instead")
                     shadow = ctx.shadow_of(value, s.loc, e)
                     e.call(phi_transfer, [shadow, e.const(False, hint="no"), phi_shadow,
                                           phi_fresh], hint="void")

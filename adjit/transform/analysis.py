@@ -200,8 +200,6 @@ def call_writes(fn, expr):
     """The array arguments (method receivers included) a call may write: what an
     ``@njit`` callee writes (analysed), nothing for a primitive known to be pure, every
     array for anything else."""
-    from ..rules import lookup
-    from ..rules.arrays import ALLOCATIONS, lookup_array
     ftype = fn.typeof(expr.func)
     args = list(expr.args)
     if isinstance(ftype, types.BoundFunction):
@@ -217,19 +215,22 @@ def call_writes(fn, expr):
     arrays = [a for a in args if isinstance(fn.typeof(a), types.Array)]
     if not arrays:
         return []
-    from .calls import array_op_site
-    if array_op_site(fn, expr) is not None:  # registered array ops only read
-        return []
-    if isinstance(ftype, types.Dispatcher):
+    from .calls import classify_call
+    kind = classify_call(fn, expr).kind
+    if kind == "derived":
         try:
             argtypes = tuple(types.unliteral(t) for t in fn.calltypes[expr].args)
             return [expr.args[i] for i in callee_writes(ftype.dispatcher, argtypes)]
         except Exception:  # cannot analyse the callee: assume the worst
             return arrays
-    pure = (key in ALLOCATIONS or lookup(key) is not None or lookup_array(key) is not None
-            or key in _PURE_PRODUCTS
+    pure = (kind in _PURE_KINDS or key in _PURE_PRODUCTS
             or (isinstance(key, np.ufunc) and len(expr.args) == key.nin))
     return [] if pure and not expr.kws else arrays
+
+
+# calls that only read their arguments (what ``classify_call`` says)
+_PURE_KINDS = frozenset({"array_op", "allocation", "elementwise", "matmul", "reduction",
+                         "nondiff", "scalar"})
 
 
 _callee_writes = {}

@@ -6,11 +6,15 @@ array-valued primitive (``rules/registry.py``) and with which arguments, the met
 receiver first. ``emit_array_op(e, site, args)`` emits the same operation on other
 arguments (a shadow, a tangent): views and linear maps are rebuilt that way.
 """
+import operator
 from dataclasses import dataclass
 
+import numpy as np
 from numba.core import ir, types
 
+from ..rules import NONDIFF, lookup
 from ..rules.registry import classify_array_call
+from .analysis import is_float_array
 
 
 @dataclass
@@ -92,3 +96,194 @@ def emit_array_op(e, site, args, hint="op"):
         bound = e.assign(ir.Expr.getattr(args[0], op.method, e.loc), hint="meth")
         return e.call(bound, args[1:], hint=hint)
     return e.call(site.callee, args, hint=hint)
+
+
+def callee_object(fn, func_var):
+    """The Python object a call's function variable refers to, or None."""
+    value = _definition(fn, func_var.name)
+    if isinstance(value, (ir.Global, ir.FreeVar)):
+        return value.value
+    typ = fn.typeof(func_var.name)
+    if isinstance(typ, types.Dispatcher):
+        return typ.dispatcher
+    if isinstance(typ, types.Function) and not isinstance(typ.typing_key, (str, tuple)):
+        return typ.typing_key  # ``np.exp`` read as a module attribute (IR not normalised)
+    return None
+
+
+def callee_key(fn, func_var):
+    """``(rule key, receiver var)`` of a call: the called Python object, or for a method
+    such as ``x.sum()`` Numba's typing key ``(types.Array, 'sum')`` and ``x``."""
+    typ = fn.typeof(func_var.name)
+    if isinstance(typ, types.BoundFunction):
+        value = _definition(fn, func_var.name)
+        if isinstance(value, ir.Expr) and value.op == "getattr":
+            return typ.typing_key, value.value
+        return None, None
+    return callee_object(fn, func_var), None
+
+
+BINOPS = (operator.add, operator.sub, operator.mul, operator.truediv, operator.pow)
+UNARY = (operator.neg,)
+# comparisons make boolean masks (``z * (z >= 0)``): no derivative, recomputed when read
+COMPARE = (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne)
+
+
+def elementwise_parts(fn, value):
+    """``(primitive, operands)`` when ``value`` is an elementwise operation returning a
+    float array, 1-D or 2-D, whose array operands have its rank; else None. Only NumPy
+    ufuncs and the arithmetic operators count: a scalar rule registered for another
+    function says nothing about what that function does to arrays."""
+    if not isinstance(value, ir.Expr):
+        return None
+    if value.op == "binop" and value.fn in BINOPS + COMPARE:
+        prim, operands = value.fn, [value.lhs, value.rhs]
+    elif value.op == "unary" and value.fn in UNARY:
+        prim, operands = value.fn, [value.value]
+    elif value.op == "call" and not (value.kws or value.vararg or value.varkwarg):
+        prim, operands = callee_object(fn, value.func), list(value.args)
+        if not isinstance(prim, np.ufunc):  # other callees need not act elementwise
+            return None
+        rule = lookup(prim)
+        if rule is None or rule is NONDIFF or not 1 <= len(operands) <= 2:
+            return None
+    else:
+        return None
+    sig = fn.calltypes.get(value)
+    if sig is None:
+        return None
+    result = sig.return_type
+    if not (isinstance(result, types.Array) and result.ndim in (1, 2) and (
+            is_float_array(result) or (prim in COMPARE
+                                       and isinstance(result.dtype, types.Boolean)))):
+        return None
+    for a in operands:
+        typ = types.unliteral(fn.typeof(a.name))
+        if isinstance(typ, types.Array):
+            if typ.ndim != result.ndim:
+                return None
+        elif not isinstance(typ, (types.Float, types.Integer, types.Boolean)):
+            return None
+    return prim, operands
+
+
+
+#: matrix products producing arrays (their reverse helpers are in reverse/matmul.py)
+MATMULS = (operator.matmul, np.dot, np.kron)
+
+
+def matmul_parts(fn, value):
+    """``(primitive, [a, b])`` when ``value`` is ``a @ b`` or ``np.dot(a, b)`` of float
+    arrays, ``a`` 2-D and ``b`` 1-D or 2-D, or ``np.kron(a, b)`` of two 1-D or two 2-D
+    float arrays, returning an array; else None."""
+    if not isinstance(value, ir.Expr):
+        return None
+    if value.op == "binop" and value.fn is operator.matmul:
+        prim, operands = value.fn, [value.lhs, value.rhs]
+    elif (value.op == "call" and not (value.kws or value.vararg or value.varkwarg)
+          and len(value.args) == 2 and callee_object(fn, value.func) in MATMULS):
+        prim, operands = callee_object(fn, value.func), list(value.args)
+    else:
+        return None
+    sig = fn.calltypes.get(value)
+    if sig is None or not is_float_array(sig.return_type):
+        return None
+    a, b = (types.unliteral(fn.typeof(v.name)) for v in operands)
+    if not (is_float_array(a) and is_float_array(b)):
+        return None
+    if prim is np.kron:
+        return (prim, operands) if a.ndim == b.ndim and a.ndim in (1, 2) else None
+    return (prim, operands) if a.ndim == 2 and b.ndim in (1, 2) else None
+
+
+
+
+#: what ``classify_call`` can answer; each mode maps every kind to one handler
+CALL_KINDS = ("array_op", "tape_push", "tape_pop", "allocation", "accumulating_bilinear",
+              "linear", "derived", "elementwise", "matmul", "reduction", "nondiff",
+              "scalar", "unsupported")
+
+
+@dataclass
+class CallClass:
+    """The answer of ``classify_call``: the kind, the rule key, the arguments (receiver
+    first for a method), and the array-op site for ``array_op``."""
+
+    kind: str
+    key: object = None
+    args: list = None
+    site: object = None
+
+
+def call_name(key):
+    """A call's name as the user wrote it: ``np.linalg.cholesky``, ``x.sum`` (a method),
+    ``copysign``, ``helper``."""
+    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], str):
+        return f"x.{key[1]}"
+    if isinstance(key, str) and key.startswith("array."):
+        return "x." + key[len("array."):]
+    name = getattr(key, "__name__", None) or getattr(
+        getattr(key, "py_func", None), "__name__", None) or str(key)
+    module = getattr(key, "__module__", "") or ""
+    if module.startswith("numpy"):
+        sub = module.split(".")[1] if module.count(".") >= 1 else ""
+        return f"np.{sub}.{name}" if sub in ("linalg", "fft", "random") else f"np.{name}"
+    return name
+
+
+def has_rule(key):
+    """Whether a rule or a non-differentiable declaration is registered for ``key``: the
+    rule then wins over deriving an ``@njit`` callee."""
+    from ..rules.arrays import lookup_array
+    from ..rules.registry import lookup_array_op
+    return (lookup(key) is not None or lookup_array(key) is not None
+            or lookup_array_op(key) is not None)
+
+
+def classify_call(fn, expr):
+    """The one question both modes and the analyses ask about a call: what is it?"""
+    from ..rules.arrays import ALLOCATIONS, lookup_array
+    from ..rules.core import lookup_linear
+    from ..rules.matmul import ACCUMULATING_BILINEAR
+    from ..runtime import tape as tape_rt
+    site = array_op_site(fn, expr)
+    if site is not None:
+        return CallClass("array_op", site.callee, site.args, site)
+    key, receiver = callee_key(fn, expr.func)
+    args = ([receiver] if receiver is not None else []) + list(expr.args)
+    special = _special_kind(key, ALLOCATIONS, ACCUMULATING_BILINEAR, tape_rt)
+    if special is None and lookup_linear(key) is not None:
+        special = "linear"
+    if special is not None:
+        return CallClass(special, key, args)
+    if expr.kws or expr.vararg or expr.varkwarg:
+        return CallClass("unsupported", key, args)
+    if isinstance(fn.typeof(expr.func.name), types.Dispatcher) and not has_rule(key):
+        return CallClass("derived", key, args)
+    if elementwise_parts(fn, expr) is not None:
+        return CallClass("elementwise", key, args)
+    if matmul_parts(fn, expr) is not None:
+        return CallClass("matmul", key, args)
+    rule = lookup(key)
+    if rule is not NONDIFF and any(isinstance(fn.typeof(a.name), types.Array) for a in args):
+        return CallClass("reduction" if lookup_array(key) is not None else "unsupported",
+                         key, args)
+    if rule is None:
+        return CallClass("unsupported", key, args)
+    return CallClass("nondiff" if rule is NONDIFF else "scalar", key, args)
+
+
+def _special_kind(key, allocations, accumulating, tape_rt):
+    """Allocations and adjit's own runtime and shadow-update helpers, by identity."""
+    try:
+        if key in allocations:
+            return "allocation"
+        if key in accumulating:
+            return "accumulating_bilinear"
+    except TypeError:  # unhashable
+        return None
+    if key is tape_rt.tape_push:
+        return "tape_push"
+    if any(key is pop for pop in tape_rt._pop_cache.values()):
+        return "tape_pop"
+    return None

@@ -12,11 +12,10 @@ from numba.core import ir, types
 from numba.extending import overload
 
 from ..ir.builder import clone_stmt, clone_value
-from .calls import array_op_site, emit_array_op
+from .calls import array_op_site, call_name, classify_call, emit_array_op
 from .partials import emit_partial
 from ..rules import NONDIFF, lookup
-from ..rules.core import ZERO, FuncPartial, Rule, lookup_linear
-from ..rules.matmul import ACCUMULATING_BILINEAR
+from ..rules.core import ZERO, FuncPartial, lookup_linear
 from ..runtime import tape as tape_rt
 from .analysis import is_float, is_float_array
 
@@ -189,54 +188,55 @@ def fwd_unary(ctx, stmt, e):
                [expr.value])
 
 
-def callee_of(ctx, func_var):
-    """The Python object a call's function variable was loaded from."""
-    for block in ctx.blocks.values():
-        for s in block.body:
-            if (isinstance(s, ir.Assign) and s.target.name == func_var.name
-                    and isinstance(s.value, (ir.Global, ir.FreeVar))):
-                return s.value.value
-    typ = ctx.typeof(func_var.name)
-    return typ.dispatcher if isinstance(typ, types.Dispatcher) else None
-
-
 def fwd_call(ctx, stmt, e):
-    """fwd: a rule, a tape operation, an allocation, or the callee's JVP program."""
+    """fwd: what ``classify_call`` (the question both modes ask) says the call is: a rule
+    of some shape, a tape operation, an allocation, or the callee's JVP program."""
+    cls = classify_call(ctx.fn, stmt.value)
+    FWD_CALLS[cls.kind](ctx, stmt, e, cls)
+
+
+def fwd_reduction(ctx, stmt, e, cls):
+    """fwd: a reduction rule (``np.sum``, ``x.max()``); a matrix product with an array
+    result that the reverse-mode helpers do not cover (``v @ A``) takes the product rule."""
+    if (cls.key in BILINEAR and isinstance(ctx.typeof(stmt.target.name), types.Array)
+            and len(cls.args) == 2):
+        return fwd_bilinear(ctx, stmt, e, list(cls.args))
+    fwd_array_rule(ctx, stmt, e, cls.key, cls.args)
+
+
+def fwd_unsupported_call(ctx, stmt, e, cls):
+    """A call no rule covers: the primal when nothing differentiated reaches it, else an
+    error naming the call as written."""
+    if not any(ctx.active(v) for v in stmt.value.list_vars()) and not ctx.active(stmt.target):
+        e.stmt(clone_stmt(stmt))
+        return
+    name = call_name(cls.key) if cls.key is not None else str(ctx.typeof(stmt.value.func.name))
     expr = stmt.value
-    site = array_op_site(ctx.fn, expr)
-    if site is not None:
-        return fwd_array_op(ctx, stmt, e, site)
-    callee = callee_of(ctx, expr.func)
-    ftype = ctx.typeof(expr.func.name)
-    if callee is tape_rt.tape_push:
-        return fwd_tape_push(ctx, stmt, e)
-    if callee is not None and callee in tape_rt._pop_cache.values():
-        return fwd_tape_pop(ctx, stmt, e)
-    if callee in ALLOCATIONS:
-        return fwd_allocation(ctx, stmt, e)
-    if callee in ACCUMULATING_BILINEAR:
-        return fwd_accumulating_bilinear(ctx, stmt, e)
-    if lookup_linear(callee) is not None:
-        return fwd_linear(ctx, stmt, e, lookup_linear(callee))
-    if (callee in BILINEAR and isinstance(ctx.typeof(stmt.target.name), types.Array)
-            and len(expr.args) == 2 and not expr.kws):
-        return fwd_bilinear(ctx, stmt, e, list(expr.args))
-    if isinstance(ftype, types.Dispatcher) and lookup(ftype.dispatcher) is None:
-        return fwd_derived_call(ctx, stmt, e, ftype.dispatcher)
-    if isinstance(ftype, types.BoundFunction):
-        callee, receiver = method_key(ctx, expr.func)
-        args = [receiver] + list(expr.args) if receiver is not None else list(expr.args)
-        if any(ctx.active(a) for a in args):
-            return fwd_array_rule(ctx, stmt, e, callee, args)
-    elif not isinstance(lookup(callee), Rule) and any(
-            ctx.active(a) and isinstance(ctx.typeof(a.name), types.Array) for a in expr.args):
-        return fwd_array_rule(ctx, stmt, e, callee, list(expr.args))
-    if expr.kws or expr.vararg:
-        if any(ctx.active(v) for v in expr.list_vars()):
-            raise ctx.unsupported("a call with keyword or star arguments", stmt.loc)
-    name = getattr(callee, "__name__", None) or str(ftype)
-    apply_rule(ctx, stmt, e, lookup(callee) if callee is not None else None, name,
-               list(expr.args))
+    detail = ("keyword or star arguments adjit could not bind; pass them positionally"
+              if expr.kws or expr.vararg or expr.varkwarg else
+              "no rule covers this call (see adjit.extend)")
+    raise ctx.unsupported(f"'{name}'", stmt.loc, detail)
+
+
+FWD_CALLS = {
+    "array_op": lambda ctx, stmt, e, c: fwd_array_op(ctx, stmt, e, c.site),
+    "tape_push": lambda ctx, stmt, e, c: fwd_tape_push(ctx, stmt, e),
+    "tape_pop": lambda ctx, stmt, e, c: fwd_tape_pop(ctx, stmt, e),
+    "allocation": lambda ctx, stmt, e, c: fwd_allocation(ctx, stmt, e),
+    "accumulating_bilinear": lambda ctx, stmt, e, c: fwd_accumulating_bilinear(ctx, stmt, e),
+    "linear": lambda ctx, stmt, e, c: fwd_linear(ctx, stmt, e, lookup_linear(c.key)),
+    "derived": lambda ctx, stmt, e, c: fwd_derived_call(
+        ctx, stmt, e, ctx.typeof(stmt.value.func.name).dispatcher),
+    "elementwise": lambda ctx, stmt, e, c: apply_rule(ctx, stmt, e, lookup(c.key),
+                                                      call_name(c.key), c.args),
+    "matmul": lambda ctx, stmt, e, c: fwd_bilinear(ctx, stmt, e, list(c.args)),
+    "reduction": fwd_reduction,
+    "scalar": lambda ctx, stmt, e, c: apply_rule(ctx, stmt, e, lookup(c.key),
+                                                 call_name(c.key), c.args),
+    "nondiff": lambda ctx, stmt, e, c: apply_rule(ctx, stmt, e, NONDIFF, call_name(c.key),
+                                                  c.args),
+    "unsupported": fwd_unsupported_call,
+}
 
 
 def fwd_array_op(ctx, stmt, e, site):
@@ -272,17 +272,6 @@ def fwd_getattr(ctx, stmt, e):
     if site is not None:
         return fwd_array_op(ctx, stmt, e, site)
     fwd_plain(ctx, stmt, e)
-
-
-def method_key(ctx, func_var):
-    """``(typing key, receiver)`` of a method call such as ``x.sum()``."""
-    typ = ctx.typeof(func_var.name)
-    for block in ctx.blocks.values():
-        for s in block.body:
-            if (isinstance(s, ir.Assign) and s.target.name == func_var.name
-                    and isinstance(s.value, ir.Expr) and s.value.op == "getattr"):
-                return typ.typing_key, s.value.value
-    return None, None
 
 
 def fwd_array_rule(ctx, stmt, e, prim, args):
@@ -485,8 +474,6 @@ def fwd_allocation(ctx, stmt, e):
         e.call(np.zeros_like, [stmt.target], target=_dot(stmt.target.name))
 
 
-ALLOCATIONS = {np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like, np.ones_like,
-               np.full, np.full_like}
 
 
 def fwd_getitem(ctx, stmt, e):

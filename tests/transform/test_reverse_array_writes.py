@@ -274,6 +274,7 @@ def test_array_read_between_two_calls_that_fill_it():
     (local_array_to_callee, (X6,), 0),
     (local_array_values_in_rule, (X6, X6), (0, 1)),
     (slice_write_of_active_values, (X6,), 0),
+    (in_place_array_operator, (X6.copy(),), 0),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_arrays_saved_for_the_reverse_pass(f, args, argnums):
     """Arrays the reverse pass reads after they were written (or that live only in the
@@ -284,7 +285,6 @@ def test_arrays_saved_for_the_reverse_pass(f, args, argnums):
 
 @pytest.mark.parametrize("f, args, argnums", [
     (differentiated_fill_value, (0.5,), 0),
-    (in_place_array_operator, (X6.copy(),), 0),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_unsupported_writes_are_refused(f, args, argnums):
     with pytest.raises(adjit.UnsupportedError):

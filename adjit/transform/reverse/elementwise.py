@@ -8,67 +8,20 @@ tape (which holds scalars only): when an update needs them (``exp``'s partial re
 ``ans``, ``np.dot(np.exp(x), y)`` reads ``exp(x)``) the reverse pass recomputes the
 elementwise expression chain from arrays it may read (``Shadows.readable``).
 """
-import operator
-
-import numpy as np
-
-from numba.core import ir, types
+from numba.core import types
 
 from ...rules import NONDIFF, lookup
 from ...rules.core import ZERO
 from ...rules.elementwise import elementwise_update, reads_ans, reads_operand
-from ..analysis import is_float_array
-
-_BINOPS = (operator.add, operator.sub, operator.mul, operator.truediv, operator.pow)
-_UNARY = (operator.neg,)
-# comparisons make boolean masks (``z * (z >= 0)``): no derivative, recomputed when read
-_COMPARE = (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne)
-
-
-def elementwise_parts(ctx, value):
-    """``(primitive, operands)`` when ``value`` is an elementwise operation returning a
-    float array, 1-D or 2-D, whose array operands have its rank; else None. Only NumPy
-    ufuncs and the arithmetic operators count: a scalar rule registered for another
-    function says nothing about what that function does to arrays."""
-    if not isinstance(value, ir.Expr):
-        return None
-    if value.op == "binop" and value.fn in _BINOPS + _COMPARE:
-        prim, operands = value.fn, [value.lhs, value.rhs]
-    elif value.op == "unary" and value.fn in _UNARY:
-        prim, operands = value.fn, [value.value]
-    elif value.op == "call" and not (value.kws or value.vararg or value.varkwarg):
-        prim, operands = ctx.callee_object(value.func), list(value.args)
-        if not isinstance(prim, np.ufunc):  # other callees need not act elementwise
-            return None
-        rule = lookup(prim)
-        if rule is None or rule is NONDIFF or not 1 <= len(operands) <= 2:
-            return None
-    else:
-        return None
-    sig = ctx.fn.calltypes.get(value)
-    if sig is None:
-        return None
-    result = sig.return_type
-    if not (isinstance(result, types.Array) and result.ndim in (1, 2) and (
-            is_float_array(result) or (prim in _COMPARE
-                                       and isinstance(result.dtype, types.Boolean)))):
-        return None
-    for a in operands:
-        typ = types.unliteral(ctx.typeof(a.name))
-        if isinstance(typ, types.Array):
-            if typ.ndim != result.ndim:
-                return None
-        elif not isinstance(typ, (types.Float, types.Integer, types.Boolean)):
-            return None
-    return prim, operands
+from ..calls import COMPARE, elementwise_parts
 
 
 def rev_elementwise(ctx, stmt, e):
     """fwd: ``y = sin(x)``, ``a * b``, ``-a`` on arrays (a new array) / rev:
     ``x%shadow[i] += y%shadow[i] * d(x[i])``; a scalar operand takes the sum."""
-    prim, operands = elementwise_parts(ctx, stmt.value)
+    prim, operands = elementwise_parts(ctx.fn, stmt.value)
     target = stmt.target
-    if prim in _COMPARE:
+    if prim in COMPARE:
         return  # a boolean mask
     rule = lookup(prim)
     if rule is None or rule is NONDIFF:

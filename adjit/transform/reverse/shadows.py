@@ -28,7 +28,8 @@ from ...ir.builder import fresh_name
 from ...rules import lookup
 from ...rules.arrays import ALLOCATIONS, fresh_shadow, lookup_array
 from ..analysis import call_writes, callee_draws_random, is_float_array
-from ..calls import array_op_site, emit_array_op
+from ..calls import (array_op_site, elementwise_parts, emit_array_op, has_rule,
+                     matmul_parts)
 
 
 def shadow_arg(name):
@@ -195,13 +196,11 @@ class Shadows:
 
     def elementwise(self, value):
         """``(primitive, operands)`` of an elementwise array operation, else None."""
-        from .elementwise import elementwise_parts
-        return elementwise_parts(self, value)
+        return elementwise_parts(self.fn, value)
 
     def matmul(self, value):
         """``(primitive, [a, b])`` of a matrix product returning an array, else None."""
-        from .matmul import matmul_parts
-        return matmul_parts(self, value)
+        return matmul_parts(self.fn, value)
 
     def fresh_op(self, value):
         """``(primitive, operands)`` of an operation whose result is a new array the
@@ -388,7 +387,7 @@ class Shadows:
         """Whether a rule (or a non-differentiable declaration) is registered for the
         called object, which then is not derived even if it is an ``@njit`` function."""
         callee, _ = self.callee_key(func_var)
-        return lookup(callee) is not None or lookup_array(callee) is not None
+        return has_rule(callee)
 
     def derives_call(self, stmt):
         """Whether the reverse pass runs an ``@njit`` callee's derived reverse (which also

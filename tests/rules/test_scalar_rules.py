@@ -1,6 +1,7 @@
 """Every scalar rule against finite differences, on its own input domain, in float64 and
 float32. Each rule is exercised by a one-line module-level function."""
 import math
+import operator
 
 import numpy as np
 import pytest
@@ -74,6 +75,34 @@ def np_power(x, y): return np.power(x, y)
 def np_hypot(x, y): return np.hypot(x, y)
 
 
+def op_pos(x): return +x
+def m_asinh(x): return math.asinh(x)
+def m_acosh(x): return math.acosh(x)
+def m_atanh(x): return math.atanh(x)
+def m_fabs(x): return math.fabs(x)
+def np_arcsinh(x): return np.arcsinh(x)
+def np_arccosh(x): return np.arccosh(x)
+def np_arctanh(x): return np.arctanh(x)
+def np_exp2(x): return np.exp2(x)
+def np_cbrt(x): return np.cbrt(x)
+def np_square(x): return np.square(x)
+def np_absolute(x): return np.absolute(x)
+def np_fabs(x): return np.fabs(x)
+def np_negative(x): return np.negative(x)
+def np_positive(x): return np.positive(x)
+def np_float64(x): return np.float64(x) * x
+def np_float32(x): return np.float32(x) * x          # float32 arguments only
+def np_add(x, y): return np.add(x, y) * x
+def np_subtract(x, y): return np.subtract(x, y) * x
+def np_multiply(x, y): return np.multiply(x, y)
+def np_divide(x, y): return np.divide(x, y)
+def np_true_divide(x, y): return np.true_divide(x, y)
+def np_maximum(x, y): return np.maximum(x, y) * x
+def np_fmax(x, y): return np.fmax(x, y) * x
+def np_minimum(x, y): return np.minimum(x, y) * x
+def np_fmin(x, y): return np.fmin(x, y) * x
+
+
 # ---------------------------------------------------------------------- powers, special cases
 def pow_int3(x): return x ** 3
 def pow_float2(x): return x ** 2.0       # negative base: d/dy would be NaN but y is a constant
@@ -108,6 +137,22 @@ def zero_floordiv_const(x): return (x // 1.0) * 4.0 + x
 
 
 UNARY = [
+    (op_pos, [-1.3, 0.7]),
+    (m_asinh, [-1.5, 0.3, 2.0]),
+    (m_acosh, [1.2, 2.0, 5.0]),
+    (m_atanh, [-0.7, 0.2, 0.6]),
+    (m_fabs, [-1.3, 0.7]),
+    (np_arcsinh, [-1.5, 0.3, 2.0]),
+    (np_arccosh, [1.2, 2.0, 5.0]),
+    (np_arctanh, [-0.7, 0.2, 0.6]),
+    (np_exp2, [-1.0, 0.5, 2.0]),
+    (np_cbrt, [0.3, 2.0, 9.0]),
+    (np_square, [-1.3, 0.7]),
+    (np_absolute, [-1.3, 0.7]),
+    (np_fabs, [-1.3, 0.7]),
+    (np_negative, [-1.3, 0.7]),
+    (np_positive, [-1.3, 0.7]),
+    (np_float64, [-1.3, 0.7]),
     (op_neg, [-1.3, 0.7]),
     (op_abs, [-1.3, 0.7]),
     (op_float, [-1.3, 0.7]),
@@ -164,6 +209,15 @@ UNARY = [
 ]
 
 BINARY = [
+    (np_add, [(1.3, -0.4)]),
+    (np_subtract, [(1.3, -0.4)]),
+    (np_multiply, [(1.3, -0.4)]),
+    (np_divide, [(1.3, -0.4)]),
+    (np_true_divide, [(1.3, -0.4)]),
+    (np_maximum, [(1.3, -0.4), (-0.7, 2.1)]),
+    (np_fmax, [(1.3, -0.4), (-0.7, 2.1)]),
+    (np_minimum, [(1.3, -0.4), (-0.7, 2.1)]),
+    (np_fmin, [(1.3, -0.4), (-0.7, 2.1)]),
     (op_add, [(1.3, -0.4)]),
     (op_sub, [(1.3, -0.4)]),
     (op_mul, [(1.3, -0.4), (-0.7, 2.1)]),
@@ -248,3 +302,36 @@ def test_forward_and_forward_over_reverse(fn, points):
     check_jvp(fn, *args)
     for k in range(len(args)):
         check_hvp(fn, *args, argnums=k)
+
+
+# rule key -> the test function exercising it, where the names differ
+_SPELLED = {operator.truediv: "op_div", operator.pos: "op_pos", operator.floordiv: "op_floordiv",
+            operator.mod: "op_mod", operator.neg: "op_neg", operator.add: "op_add",
+            operator.sub: "op_sub", operator.mul: "op_mul", operator.pow: "op_pow",
+            np.double: "np_float64", np.single: "np_float32"}
+
+
+def test_every_scalar_rule_has_a_case():
+    """A rule registered in adjit/rules without a case here fails: every primitive is
+    tested in reverse, forward and forward-over-reverse mode."""
+    from adjit.rules.core import _RULES
+    cases = [f for f, _ in UNARY + BINARY + WITH_INT] + [np_float32]
+    names = {f.__name__ for f in cases}
+    used = set().union(*(set(f.__code__.co_names) for f in cases))
+    missing = []
+    for key in _RULES:
+        spelled = _SPELLED.get(key)
+        name = getattr(key, "__name__", str(key))
+        if spelled is not None and spelled in names:
+            continue
+        if spelled is None and name in used:
+            continue
+        missing.append(name)
+    assert not missing, f"registered scalar rules without a test case: {missing}"
+
+
+def test_float32_conversion():
+    """``np.float32(x)`` of a float32 is the identity (of a float64 it rounds, which
+    finite differences cannot see through)."""
+    check_grad(np_float32, np.float32(0.7))
+    check_grad(np_float32, np.float32(-1.3))

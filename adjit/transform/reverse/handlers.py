@@ -491,10 +491,10 @@ def check_adjoint_used(ctx, stmt, emitted):
     value = stmt.value
     if isinstance(value, ir.Var):
         raise AdjitError(f"internal: the adjoint of '{stmt.target.name}' was dropped")
-    if value.op in ("binop", "unary") and lookup(value.fn) is NONDIFF:
-        return
-    if value.op == "call" and lookup(ctx.callee_key(value.func)[0]) is NONDIFF:
-        return
+    rule = (lookup(value.fn) if value.op in ("binop", "unary") else
+            lookup(ctx.callee_key(value.func)[0]) if value.op == "call" else None)
+    if rule is NONDIFF or (rule is not None and all(p is ZERO for p in rule.partials)):
+        return  # declared without a derivative (comparisons, floor division)
     raise AdjitError(f"internal: the adjoint of '{stmt.target.name}' was dropped in "
                      f"{ctx.fn.name} at line {stmt.loc.line}; please report this")
 

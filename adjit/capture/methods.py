@@ -6,6 +6,7 @@ and calltypes updated."""
 import numpy as np
 from numba.core import ir, types
 from numba.core.registry import cpu_target
+from numba.core.typing import signature
 
 from ..ir.builder import fresh_name
 
@@ -49,3 +50,61 @@ class MethodsToFunctions:
                 del fn.calltypes[value]
                 fn.calltypes[new] = sig
                 stmt.value = new
+
+
+class FlatIterationToRavel:
+    """``for v in a.flat`` iterates ``np.ravel(a)``: the same elements in the same order,
+    through the array iteration adjit already differentiates. Applied when every use of
+    ``a.flat`` is a ``for`` loop over it (``getiter``); the iterator types follow."""
+
+    name = "flat_iteration_to_ravel"
+
+    def run(self, fn):
+        tyctx = cpu_target.typing_context
+        flats = [(b, s) for b in fn.func_ir.blocks.values() for s in b.body
+                 if isinstance(s, ir.Assign) and isinstance(s.value, ir.Expr)
+                 and s.value.op == "getattr" and s.value.attr == "flat"
+                 and isinstance(fn.typeof(s.value.value.name), types.Array)]
+        uses = {}
+        for block in fn.func_ir.blocks.values():
+            for stmt in block.body:
+                for var in stmt.list_vars():
+                    uses.setdefault(var.name, []).append(stmt)
+        for block, stmt in flats:
+            iters = [u for u in uses.get(stmt.target.name, ()) if u is not stmt]
+            if not iters or not all(isinstance(u, ir.Assign) and isinstance(u.value, ir.Expr)
+                                    and u.value.op == "getiter" for u in iters):
+                continue
+            flat_type = fn.typeof(stmt.target.name)
+            arr = types.Array(fn.typeof(stmt.value.value.name).dtype, 1, "C")
+            iter_type = types.ArrayIterator(arr)
+            fnty = tyctx.resolve_value_type(np.ravel)
+            sig = tyctx.resolve_function_type(fnty, (fn.typeof(stmt.value.value.name),), {})
+            if sig is None or sig.return_type != arr:
+                continue
+            func = ir.Var(block.scope, fresh_name("$ravel"), stmt.loc)
+            block.body.insert(block.body.index(stmt),
+                              ir.Assign(ir.Global("ravel", np.ravel, stmt.loc), func, stmt.loc))
+            fn.typemap[func.name] = fnty
+            call = ir.Expr.call(func, [stmt.value.value], (), stmt.loc)
+            fn.calltypes[call] = sig
+            stmt.value = call
+            fn.typemap[stmt.target.name] = arr
+            _retype(fn, flat_type, arr, iter_type, stmt.target.name)
+
+
+def _retype(fn, flat_type, arr, iter_type, ravelled):
+    """Replace the flat-iterator type: the ravelled array is ``arr``, every iterator over
+    it ``iter_type``, in the typemap and in the signatures of getiter and iternext."""
+    for name, typ in list(fn.typemap.items()):
+        if typ == flat_type and name != ravelled:
+            fn.typemap[name] = iter_type
+    for expr, sig in list(fn.calltypes.items()):
+        if sig is None or flat_type not in tuple(sig.args) + (sig.return_type,):
+            continue
+        if getattr(expr, "op", None) == "getiter":
+            fn.calltypes[expr] = signature(iter_type, arr)
+        else:
+            args = tuple(iter_type if a == flat_type else a for a in sig.args)
+            ret = iter_type if sig.return_type == flat_type else sig.return_type
+            fn.calltypes[expr] = signature(ret, *args)

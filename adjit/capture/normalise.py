@@ -11,7 +11,7 @@ from ..ir.builder import fresh_name
 from .array_iteration import IndexArrayIteration
 from .call_binding import BindCallArguments, CallNumberClassGlobals
 from .inplace_arrays import InplaceArrayToSliceWrite
-from .methods import MethodsToFunctions
+from .methods import FlatIterationToRavel, MethodsToFunctions
 from .vectorize import VectorizeToLoops
 from ..ir.checks import check_blocks
 from ..ir.nodes import global_value
@@ -212,7 +212,7 @@ class CommonElementReads(Pass):
 
 NORMALISE = [InplaceArrayToSliceWrite(), InplaceBinopToBinop(), ResolveModuleAttributes(),
              BindCallArguments(), CallNumberClassGlobals(), VectorizeToLoops(),
-             MethodsToFunctions(), IndexArrayIteration(), ForwardTupleItems(),
+             MethodsToFunctions(), FlatIterationToRavel(), IndexArrayIteration(), ForwardTupleItems(),
              NestVariadicMinMax(), SquareToMultiply(), CommonElementReads()]
 
 

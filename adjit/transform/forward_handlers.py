@@ -271,6 +271,10 @@ def fwd_getattr(ctx, stmt, e):
     site = array_op_site(ctx.fn, stmt.value)
     if site is not None:
         return fwd_array_op(ctx, stmt, e, site)
+    if ctx.active(stmt.target):  # it would need a tangent: no rule says what it is
+        raise ctx.unsupported(f"the attribute '.{stmt.value.attr}' of a differentiated "
+                              "value", stmt.loc, "no rule covers it (for a.flat, iterate "
+                              "over a.ravel() or index the array)")
     fwd_plain(ctx, stmt, e)
 
 

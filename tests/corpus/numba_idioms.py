@@ -179,6 +179,13 @@ def keyword_helper(x, s):
     return total + np.sum(out) * T(2)
 
 
+def flat_iteration(a):
+    s = 0.0
+    for v in a.flat:
+        s += v * v * v
+    return s
+
+
 def gamma_log_likelihood(shape, data):
     s = 0.0
     for x in data:
@@ -206,4 +213,5 @@ CASES = [
     Case(gradient_descent_inplace, (X6, X6[::-1].copy()), (0, 1)),
     Case(method_dot, (P4, V3), (0, 1)),
     Case(keyword_helper, (X6, 1.3), (0, 1)),
+    Case(flat_iteration, (P4,), 0),
 ]

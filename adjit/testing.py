@@ -236,32 +236,42 @@ def check_jvp(f, *args, seed=0, rtol=None, atol=None):
 def check_hvp(f, *args, argnums=0, seed=0, rtol=1e-5, atol=1e-7):
     """Check ``adjit.hvp(f, argnums)(*args, v)`` (forward-over-reverse) with a random
     ``v`` against central differences of ``adjit.grad(f, argnums)`` along ``v`` (check the
-    gradient itself with ``check_grad``). One float or float-array argument; returns H v."""
+    gradient itself with ``check_grad``). ``argnums`` is an int or a tuple (then one
+    random tangent per listed argument and the joint Hessian blocks, as ``adjit.hvp``);
+    returns H v."""
     __tracebackhide__ = True
     import adjit
-    x = args[argnums]
+    nums = argnums if isinstance(argnums, tuple) else (argnums,)
     rng = np.random.default_rng(seed)
-    v = (rng.standard_normal(np.shape(x)).astype(x.dtype) if _is_float_array(x)
-         else float(rng.standard_normal()))
+    vs = [rng.standard_normal(np.shape(args[k])).astype(args[k].dtype)
+          if _is_float_array(args[k]) else float(rng.standard_normal()) for k in nums]
     depth = _current_depth()
-    hv = adjit.hvp(f, argnums=argnums)(*args, v)
+    hv = adjit.hvp(f, argnums=argnums)(*args, *vs)
     if _current_depth() != depth:
         raise AssertionError(f"check_hvp({_name(f)}): tape depth changed across the call")
     grad = adjit.grad(f, argnums=argnums)
-    h = _rel_step(np.dtype(np.float64), None) * max(1.0, float(np.max(np.abs(x))))
+    h = _rel_step(np.dtype(np.float64), None) * max(
+        1.0, max(float(np.max(np.abs(args[k]))) for k in nums))
 
     def moved(sign):
         new = list(_copy_args(args))
-        new[argnums] = x + sign * h * v
-        return np.asarray(grad(*new), dtype=np.float64)
+        for k, v in zip(nums, vs):
+            new[k] = args[k] + sign * h * v
+        g = grad(*new)
+        return [np.asarray(b, dtype=np.float64) for b in (g if isinstance(argnums, tuple)
+                                                           else (g,))]
 
-    fd = (moved(1.0) - moved(-1.0)) / (2 * h)
-    got = np.asarray(hv, dtype=np.float64)
-    scale = max(1.0, float(np.max(np.abs(fd))))
-    if got.shape != fd.shape or not np.all(np.abs(got - fd) <= atol + 1e-4 * scale
-                                           + rtol * np.abs(fd)):
-        raise AssertionError(f"check_hvp({_name(f)}): H v disagrees with differences of "
-                             f"the gradient\n  adjit: {got!r}\n  fd:    {fd!r}")
+    plus, minus = moved(1.0), moved(-1.0)
+    blocks = hv if isinstance(argnums, tuple) else (hv,)
+    for k, got, p, m in zip(nums, blocks, plus, minus):
+        fd = (p - m) / (2 * h)
+        got = np.asarray(got, dtype=np.float64)
+        scale = max(1.0, float(np.max(np.abs(fd))))
+        if got.shape != fd.shape or not np.all(np.abs(got - fd) <= atol + 1e-4 * scale
+                                               + rtol * np.abs(fd)):
+            raise AssertionError(f"check_hvp({_name(f)}): H v (argument {k}) disagrees "
+                                 f"with differences of the gradient\n  adjit: {got!r}\n"
+                                 f"  fd:    {fd!r}")
     return hv
 
 

@@ -79,7 +79,11 @@ def test_jvp(f, args, argnums, _):
     check_jvp(f, *args)
 
 
-@pytest.mark.parametrize("f,args,argnums,_", CASES, ids=IDS)
+# cross_rows is left out of hvp: its forward-over-reverse program takes over a minute to
+# compile, and `cross` covers np.cross under hvp
+HVP_CASES = [c for c in CASES if c[0] is not cross_rows]
+
+
+@pytest.mark.parametrize("f,args,argnums,_", HVP_CASES, ids=[c[0].__name__ for c in HVP_CASES])
 def test_hvp(f, args, argnums, _):
-    for k in (argnums if isinstance(argnums, tuple) else (argnums,)):
-        check_hvp(f, *args, argnums=k)
+    check_hvp(f, *args, argnums=argnums)

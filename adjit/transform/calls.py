@@ -73,10 +73,7 @@ def array_op_site(fn, value):
             key, args = method_key(ftype.typing_key), [bound.value] + list(value.args)
             callee = None
         else:
-            callee = _definition(fn, value.func.name)
-            callee = callee.value if isinstance(callee, (ir.Global, ir.FreeVar)) else None
-            if callee is None and isinstance(ftype, types.Function):
-                callee = ftype.typing_key
+            callee = callee_object(fn, value.func)
             key, args = callee, list(value.args)
     else:
         return None

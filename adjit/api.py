@@ -14,6 +14,7 @@ import numba
 import numpy as np
 from numba.core import ir, types
 
+from .capture.freshness import ensure_current
 from .capture.typed_ir import capture, py_function_of
 from .compile.dispatcher import generated_dispatcher
 from .errors import ArgumentError
@@ -33,6 +34,16 @@ def _entry_block(py_func):
     scope = ir.Scope(None, loc)
     block = ir.Block(scope, loc)
     return block, Emitter(block, scope, loc)
+
+
+def _check_named_parameters(py_func, kind):
+    """Transforms need named parameters: a ``*args`` function (``jvp(f)`` itself among
+    them, whose tangent count depends on the argument types) is refused with what to do."""
+    if py_func.__code__.co_flags & inspect.CO_VARARGS:
+        raise ArgumentError(
+            f"adjit.{kind}({py_func.__qualname__}): the function takes *args; transforms "
+            "need named parameters. To nest jvp, wrap the inner one in a function of named "
+            "arguments: def df(x): return adjit.jvp(f)(x, 1.0)[1], then adjit.jvp(df)")
 
 
 def _normalise_argnums(argnums, nparams, fname):
@@ -84,6 +95,17 @@ class _Wrapper:
             names.append("ybar" if "ybar" not in names else "adjit_ybar_in")
         return names
 
+    def _check_ybar(self, e, primal_types, btype, y, ybar):
+        """Refuse a cotangent without the output's structure, dtype or shape."""
+        ytype = capture(self.func, primal_types).return_type
+        for path in _check_cotangent(self.fname, ytype, btype):
+            yk, bk = y, ybar
+            for k in path:
+                yk, bk = e.item(yk, k), e.item(bk, k)
+            where = "ybar" + "".join(f"[{k}]" for k in path)
+            message = f"vjp({self.fname}): {where} must have the shape of the output"
+            e.call(_shape_check(where, message), [yk, bk], hint="ok")
+
     def build(self, argtypes):
         """IR of the transform for one signature."""
         n = len(self.names)
@@ -108,6 +130,8 @@ class _Wrapper:
             e.call(program.fwd_tape, [tape] + args[:n], hint="pushed")
         else:
             y = e.call(program.fwd, [tape] + args[:n], hint="y")
+        if self.kind == "vjp":
+            self._check_ybar(e, primal_types, argtypes[n], y, args[n])
         shadows = [e.call(np.zeros_like, [args[i]], hint="shadow") for i in program.array_args]
         seed = args[n] if self.kind == "vjp" else e.const(
             np.float32(1.0) if capture(self.func, primal_types).return_type == types.float32
@@ -127,8 +151,10 @@ def _transform(func, argnums, kind):
     if not callable(func):
         raise ArgumentError(f"adjit.{kind} expects a function, got {func!r}")
     py_func = py_function_of(func)
+    _check_named_parameters(py_func, kind)
     nparams = len(inspect.signature(py_func).parameters)
     nums, single = _normalise_argnums(argnums, nparams, py_func.__qualname__)
+    ensure_current(func)
     key = (py_func, nums, single, kind)
     with _lock:
         disp = _transforms.get(key)
@@ -136,7 +162,8 @@ def _transform(func, argnums, kind):
             wrapper = _Wrapper(func, nums, single, kind)
             defaults = py_func.__defaults__ if kind != "vjp" else None
             disp = generated_dispatcher(f"{kind}_{py_func.__name__}", wrapper.stub_names(),
-                                        wrapper.build, defaults=defaults)
+                                        wrapper.build, defaults=defaults,
+                                        primal=func)
             disp.adjit_wrapper = wrapper
             _transforms[key] = disp
         return disp
@@ -210,19 +237,44 @@ def _check_tangents(fname, names, primal_types, active, tangent_types):
 _shape_checks = {}
 
 
-def _shape_check(name):
-    """An njit function raising ArgumentError when a tangent's shape differs from its
-    argument's (the message names the argument)."""
+def _shape_check(name, message=None):
+    """An njit function raising ArgumentError when a tangent's (or cotangent's) shape
+    differs from its argument's; the message names the argument and both shapes."""
     import numba
-    if name not in _shape_checks:
-        message = f"jvp: the tangent of '{name}' must have the shape of '{name}'"
-
+    message = message or f"jvp: the tangent of '{name}' must have the shape of '{name}'"
+    if message not in _shape_checks:
         def check(x, dx):
             if x.shape != dx.shape:
-                raise ArgumentError(message)
+                raise ArgumentError(message + ": expected shape", x.shape, "but got", dx.shape)
             return 0
-        _shape_checks[name] = numba.njit(check)
-    return _shape_checks[name]
+        _shape_checks[message] = numba.njit(check)
+    return _shape_checks[message]
+
+
+def _check_cotangent(fname, ytype, btype, where="ybar"):
+    """``vjp``'s cotangent must have the output's structure: a number for a float, a
+    float array of the same rank for an array, a tuple of as many for a tuple. Returns
+    the paths (tuples of indices) of the array parts, whose shapes are checked at run
+    time."""
+    def fail(expected):
+        raise ArgumentError(f"vjp({fname}): {where} must be {expected} like the output "
+                            f"({ytype}); got {btype}")
+    ytype, btype = types.unliteral(ytype), types.unliteral(btype)
+    if isinstance(ytype, types.BaseTuple):
+        if not (isinstance(btype, types.BaseTuple) and len(btype) == len(ytype)):
+            fail(f"a tuple of {len(ytype)}")
+        return [(k,) + path for k, (y, b) in enumerate(zip(ytype, btype))
+                for path in _check_cotangent(fname, y, b, f"{where}[{k}]")]
+    if isinstance(ytype, types.Array):
+        if not (isinstance(btype, types.Array) and btype.ndim == ytype.ndim
+                and isinstance(btype.dtype, types.Float)):
+            fail(f"a {ytype.ndim}-D float array")
+        return [()]
+    if isinstance(ytype, (types.Float, types.Integer, types.Boolean)):
+        if not isinstance(btype, (types.Float, types.Integer)):
+            fail("a number")
+        return []
+    raise ArgumentError(f"vjp({fname}): the output type {ytype} has no cotangent")
 
 
 def jvp(func):
@@ -231,13 +283,16 @@ def jvp(func):
     if not callable(func):
         raise ArgumentError(f"adjit.jvp expects a function, got {func!r}")
     py_func = py_function_of(func)
+    _check_named_parameters(py_func, "jvp")
+    ensure_current(func)
     key = (py_func, (), False, "jvp")
     with _lock:
         disp = _transforms.get(key)
         if disp is None:
             wrapper = _JVPWrapper(func)
             # the number of tangents depends on the argument types: the stub takes *args
-            disp = generated_dispatcher(f"jvp_{py_func.__name__}", None, wrapper.build)
+            disp = generated_dispatcher(f"jvp_{py_func.__name__}", None, wrapper.build,
+                                        primal=func)
             _transforms[key] = disp
         return disp
 
@@ -253,15 +308,17 @@ def hvp(func, argnums=0):
     if not callable(func):
         raise ArgumentError(f"adjit.hvp expects a function, got {func!r}")
     py_func = py_function_of(func)
+    _check_named_parameters(py_func, "hvp")
     nparams = len(inspect.signature(py_func).parameters)
     nums, single = _normalise_argnums(argnums, nparams, py_func.__qualname__)
+    ensure_current(func)
     key = (py_func, nums, single, "hvp")
     with _lock:
         disp = _transforms.get(key)
         if disp is None:
             wrapper = _HVPWrapper(func, nums, single)
             disp = generated_dispatcher(f"hvp_{py_func.__name__}", wrapper.stub_names(),
-                                        wrapper.build)
+                                        wrapper.build, primal=func)
             _transforms[key] = disp
         return disp
 
@@ -311,7 +368,18 @@ def hessian(func):
     argument, one HVP per column (forward-over-reverse), symmetrised to remove rounding
     asymmetry. Returns a float for a scalar x and an (x.size, x.size) array otherwise."""
     import numba
+    if not callable(func):
+        raise ArgumentError(f"adjit.hessian expects a function, got {func!r}")
     py_func = py_function_of(func)
+    _check_named_parameters(py_func, "hessian")
+    nparams = len(inspect.signature(py_func).parameters)
+    if nparams != 1:
+        raise ArgumentError(
+            f"adjit.hessian({py_func.__qualname__}): hessian takes a function of one float "
+            f"or float-array argument; {py_func.__qualname__} takes {nparams}. Use "
+            "adjit.hvp(f, argnums=...) for Hessian-vector products of other functions, or "
+            "close over the other arguments")
+    ensure_current(func)
     key = (py_func, (), False, "hessian")
     with _lock:
         if key in _transforms:

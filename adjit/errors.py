@@ -29,7 +29,13 @@ class UnsupportedError(AdjitError, NotImplementedError):
 
 
 class ArgumentError(AdjitError, ValueError):
-    """A transform was called with bad arguments (argnums, output kind, tangent shape...)."""
+    """A transform was called with bad arguments (argnums, output kind, tangent shape...).
+
+    Raised from compiled code with several arguments (a message and the shapes it
+    compares), it reads as one sentence."""
+
+    def __str__(self):
+        return " ".join(str(a) for a in self.args)
 
 
 def _source_line(loc):

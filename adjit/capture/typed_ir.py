@@ -16,7 +16,8 @@ from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.registry import cpu_target
 from numba.core.typed_passes import NopythonTypeInference
 
-from ..errors import ArgumentError
+from ..errors import ArgumentError, UnsupportedError
+from ..compile.caches import registered_cache
 
 
 @dataclass
@@ -98,7 +99,7 @@ def is_generated(func):
     return hasattr(py_function_of(func), "_adjit_builder")
 
 
-_cache = {}
+_cache = registered_cache({})
 _lock = threading.RLock()
 
 
@@ -116,11 +117,17 @@ def capture(func, argtypes):
         hit = _cache.get(key)
         if hit is not None:
             return hit
+    _refuse_object_mode(py_func)
     flags = compiler.Flags()
     flags.nrt = True
     if isinstance(func, numba.core.dispatcher.Dispatcher):
         cpu_target.options.parse_as_flags(flags, func.targetoptions)
     pipeline = GeneratedTypingPipeline if is_generated(func) else TypingOnlyPipeline
+    if pipeline is TypingOnlyPipeline and _calls_itself(func):
+        # typing a self-recursive dispatcher's body types its recursive call through the
+        # dispatcher, which Numba refuses while the same signature is being typed here:
+        # compile the primal first, as calling it would
+        func.compile(argtypes)
     with global_compiler_lock:
         cpu_target.target_context.refresh()
         func_ir, typemap, calltypes, rtype = compiler.compile_extra(
@@ -132,6 +139,35 @@ def capture(func, argtypes):
     with _lock:
         _cache.setdefault(key, typed)
     return _cache[key]
+
+
+def _refuse_object_mode(py_func):
+    """An ``objmode`` block runs Python objects, which adjit cannot differentiate: refuse
+    it by its source line before Numba's typing fails on the lifted block."""
+    import dis
+    code = getattr(py_func, "__code__", None)
+    if code is None or not {"objmode", "objmode_context"} & set(code.co_names):
+        return
+    line = code.co_firstlineno
+    for ins in dis.get_instructions(code):
+        if ins.starts_line is not None:
+            line = ins.starts_line
+        if ins.argval in ("objmode", "objmode_context"):
+            break
+    loc = ir.Loc(code.co_filename, line)
+    raise UnsupportedError("a 'with numba.objmode(...)' block", py_func.__qualname__, loc,
+                           "object mode runs Python objects, which adjit cannot "
+                           "differentiate; move the block out of the differentiated "
+                           "function, or compute its result before and pass it in")
+
+
+def _calls_itself(func):
+    """Whether ``func`` is a Numba dispatcher whose body names itself (recursion)."""
+    if not isinstance(func, numba.core.dispatcher.Dispatcher):
+        return False
+    py_func = func.py_func
+    return py_func.__globals__.get(py_func.__name__) is func and (
+        py_func.__name__ in py_func.__code__.co_names)
 
 
 def check_arity(py_func, args):

@@ -14,6 +14,7 @@ from numba.core.compiler_machinery import FunctionPass, PassManager, register_pa
 from numba.core.registry import CPUDispatcher
 
 from ..capture.normalise import after_rewrite
+from .caches import track_dispatcher
 
 
 def _stub_template():
@@ -100,21 +101,55 @@ class GeneratedDispatcher(CPUDispatcher):
         return super().compile(args if return_type is None else return_type(*args))
 
 
-def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None):
+class TransformDispatcher(GeneratedDispatcher):
+    """The dispatcher of a public transform (``grad(f)``, ``jvp(f)``, ...).
+
+    An exception raised inside the differentiated function leaves the forward sweep's
+    records on the thread's tape. Called from Python, no derivative can be running on
+    this thread underneath, so the tape is emptied before the exception propagates.
+    (Called from ``@njit`` code, the records stay until the next call from Python that
+    raises; the tape's memory is reused, so they cost memory, never correctness.)"""
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return super().__call__(*args, **kwargs)
+        except BaseException:
+            from ..runtime import truncate_current
+            truncate_current(0)
+            raise
+
+
+#: the primal's compilation options that change what its code does, not how fast it is:
+#: derivatives honour them (an out-of-bounds index raises IndexError under
+#: ``boundscheck=True``; ``error_model="numpy"`` divides by zero to inf)
+SEMANTIC_OPTIONS = ("boundscheck", "error_model")
+
+
+def primal_options(func):
+    """The semantic options (``SEMANTIC_OPTIONS``) ``func`` was decorated with, if it is a
+    Numba dispatcher (a generated one passes on its primal's)."""
+    options = getattr(func, "targetoptions", None) or {}
+    return {k: options[k] for k in SEMANTIC_OPTIONS if k in options}
+
+
+def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None,
+                         primal=None):
     """A Numba dispatcher whose IR per signature is ``builder(argtypes)``.
 
     ``internal`` functions are never called from Python: they skip the CPython wrapper,
-    which roughly halves their compile time, and are always inlined."""
+    which roughly halves their compile time, and are always inlined. ``primal`` is the
+    function being differentiated, whose semantic options the derivative keeps."""
     stub = make_stub(name, arg_names, builder, defaults)
     # nsz (no signed zeros) is the one fast-math flag: it lets LLVM drop the ``+ 0.0`` of
     # adjoints accumulated from zero and of zero tangents; only the sign of a zero result
     # can differ from strict IEEE. No reassociation, NaNs and infinities are kept.
-    options = {"nopython": True, "fastmath": {"nsz"}}
+    options = {"nopython": True, "fastmath": {"nsz"}, **primal_options(primal)}
     if internal:
         # forceinline: a derivative pass inlined into its caller sees the caller's
         # constants (grad's seed ybar = 1.0) and loses the call; LLVM's cost model would
         # keep the larger reverse passes out of line
         options["no_cpython_wrapper"] = True
         options["forceinline"] = True
-    return GeneratedDispatcher(stub, locals={}, targetoptions=options,
-                               pipeline_class=GeneratedPipeline)
+    cls = GeneratedDispatcher if internal else TransformDispatcher
+    return track_dispatcher(cls(stub, locals={}, targetoptions=options,
+                                pipeline_class=GeneratedPipeline))

@@ -21,6 +21,8 @@ import numba
 import numpy as np
 from numba.core import types
 
+from ..compile.caches import invalidate_if_consulted, note_consulted
+
 _ARRAY_RULES = {}
 
 #: Array constructors: their result gets a shadow, and no derivative flows to their inputs
@@ -50,12 +52,14 @@ def _reads(func, name):
 
 
 def _register(prims, rule):
+    invalidate_if_consulted(prims)
     for prim in prims:
         _ARRAY_RULES[prim] = rule
 
 
 def lookup_array(prim):
     """The ``ArrayRule`` of ``prim`` (a function or a method's typing key), or None."""
+    note_consulted(prim)
     try:
         return _ARRAY_RULES.get(prim)
     except TypeError:  # unhashable callee

@@ -22,6 +22,9 @@ from dataclasses import dataclass
 
 import numba
 
+from ..compile.caches import invalidate_if_consulted, note_consulted
+from ..errors import ArgumentError
+
 
 class _Const:
     """A partial derivative that is a constant (1, -1) or absent (0)."""
@@ -72,7 +75,9 @@ class FuncPartial:
         """The numba dispatcher of the partial, created on first use."""
         with self._lock:
             if self._jit is None:
-                self._jit = numba.njit(self.func)
+                # IEEE semantics, as the primal's math functions have: a partial that
+                # divides by zero gives inf (d sqrt(0) = inf), never ZeroDivisionError
+                self._jit = numba.njit(self.func, error_model="numpy")
             return self._jit
 
     def __repr__(self):
@@ -88,6 +93,16 @@ class Rule:
 
     def partial(self, index):
         return self.partials[index] if index < len(self.partials) else ZERO
+
+    def arity_problem(self, nargs):
+        """Why this rule cannot serve a call with ``nargs`` arguments, or None: a rule
+        with fewer partials than arguments (``math.log(x, base)`` against the rule of
+        ``math.log(x)``) would silently treat the rest as constants."""
+        if self is NONDIFF or nargs <= len(self.partials):
+            return None
+        return (f"its rule gives {len(self.partials)} partial derivative(s) and the call "
+                f"passes {nargs} arguments; register one partial per argument with "
+                "adjit.extend.defderiv")
 
 
 _RULES = {}
@@ -105,10 +120,33 @@ def _as_partial(p):
 
 
 def defderiv(prim, *partials, name=None):
-    """Register the partial derivatives of scalar primitive ``prim``, one per argument."""
-    _RULES[prim] = Rule(name or getattr(prim, "__name__", str(prim)),
-                        tuple(_as_partial(p) for p in partials))
+    """Register the partial derivatives of scalar primitive ``prim``, one per argument
+    (``None`` or ``ZERO`` for an argument it does not depend on differentiably). A call
+    with more arguments than partials is refused, never given silent zeros."""
+    name = name or getattr(prim, "__name__", str(prim))
+    _check_arity(prim, name, len(partials))
+    _RULES[prim] = Rule(name, tuple(_as_partial(p) for p in partials))
     _NONDIFF.discard(prim)
+    invalidate_if_consulted([prim])
+
+
+def _check_arity(prim, name, count):
+    """Refuse a rule with fewer partials than ``prim`` has required parameters, when its
+    signature can be read (a Python or ``@njit`` function)."""
+    import inspect
+    try:
+        params = inspect.signature(getattr(prim, "py_func", prim)).parameters.values()
+    except (TypeError, ValueError):
+        return
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is p.empty]
+    if not positional and any(p.kind == p.VAR_POSITIONAL for p in params):
+        return
+    if not len(required) <= count <= len(positional):
+        raise ArgumentError(
+            f"defderiv({name}, ...) gives {count} partial derivative(s), but {name} takes "
+            f"{len(positional)} argument(s): give one per argument, None (or ZERO) where "
+            "the result does not depend on it differentiably")
 
 
 def defderivs(prims, *partials):
@@ -122,6 +160,7 @@ def nondiff(*prims):
     for prim in prims:
         _NONDIFF.add(prim)
         _RULES.pop(prim, None)
+    invalidate_if_consulted(prims)
 
 
 _LINEAR = {}
@@ -132,10 +171,12 @@ def deflinear(prim, *positions):
     of the others, which must be integers): its tangent is the same call on the tangents
     of those arguments. Also right for helpers that add into an array argument."""
     _LINEAR[prim] = tuple(positions)
+    invalidate_if_consulted([prim])
 
 
 def lookup_linear(prim):
     """The linear argument positions of ``prim``, or None."""
+    note_consulted(prim)
     try:
         return _LINEAR.get(prim)
     except TypeError:
@@ -144,6 +185,7 @@ def lookup_linear(prim):
 
 def lookup(prim):
     """The rule of ``prim``, ``NONDIFF`` if declared non-differentiable, else ``None``."""
+    note_consulted(prim)
     try:
         if prim in _NONDIFF:
             return NONDIFF
@@ -153,3 +195,13 @@ def lookup(prim):
 
 
 NONDIFF = Rule("nondiff", ())
+
+
+@numba.njit(error_model="numpy")
+def adjoint_product(g, d):
+    """``g * d`` for an adjoint ``g`` and a partial ``d``, except that a zero adjoint
+    contributes nothing: a value that does not reach the output (its adjoint is 0) must
+    not turn an infinite or NaN partial into a NaN gradient (0 * inf). Reverse mode emits
+    every ``g * d`` through it; forward mode differentiates it by the product rule with
+    the same guard on each factor pair (``classify_call`` kind ``adjoint_product``)."""
+    return g if g == 0.0 else g * d

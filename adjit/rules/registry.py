@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 import numba
 from numba.core import types
 
+from ..compile.caches import invalidate_if_consulted, note_consulted
+
 _ARRAY_OPS = {}
 
 
@@ -60,6 +62,7 @@ class ArrayOp:
 
 def _register(keys, op):
     op.keys = list(keys)
+    invalidate_if_consulted(keys)
     for key in keys:
         _ARRAY_OPS[key] = op
         if isinstance(key, tuple) and op.method is None:
@@ -103,6 +106,7 @@ def _name(key):
 
 def lookup_array_op(key):
     """The ``ArrayOp`` registered for ``key``, or None."""
+    note_consulted(key)
     try:
         return _ARRAY_OPS.get(key)
     except TypeError:  # unhashable callee

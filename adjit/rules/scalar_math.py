@@ -8,6 +8,18 @@ from .core import ONE, defderivs
 
 _SQRT_PI = math.sqrt(math.pi)
 
+# Partials follow IEEE semantics, as JAX does (they are compiled with NumPy's error
+# model): d sqrt(0) = inf, d log(0) = inf, and where the primal is NaN because the
+# argument is outside the domain (log(-1), atanh(2)) so is the partial (``nan * x``, so
+# that its own derivative, which hvp takes, is NaN too).
+
+
+def pow_exponent_partial(ans, a, b):
+    """d a**b / db = a**b log(a), taken as 0 at a = 0 (as JAX does), where 0**b is
+    constant in b for b > 0."""
+    return ans * math.log(a) if a != 0 else 0.0
+
+
 defderivs((math.sin, np.sin), lambda x: math.cos(x))
 defderivs((math.cos, np.cos), lambda x: -math.sin(x))
 defderivs((math.tan, np.tan), lambda ans, x: 1.0 + ans * ans)
@@ -18,15 +30,19 @@ defderivs((math.sinh, np.sinh), lambda x: math.cosh(x))
 defderivs((math.cosh, np.cosh), lambda x: math.sinh(x))
 defderivs((math.tanh, np.tanh), lambda ans, x: 1.0 - ans * ans)
 defderivs((math.asinh, np.arcsinh), lambda x: 1.0 / math.sqrt(x * x + 1.0))
-defderivs((math.acosh, np.arccosh), lambda x: 1.0 / math.sqrt(x * x - 1.0))
-defderivs((math.atanh, np.arctanh), lambda x: 1.0 / (1.0 - x * x))
+defderivs((math.acosh, np.arccosh),
+          lambda x: 1.0 / math.sqrt(x * x - 1.0) if x >= 1.0 else math.nan * x)
+defderivs((math.atanh, np.arctanh),
+          lambda x: 1.0 / (1.0 - x * x) if abs(x) <= 1.0 else math.nan * x)
 defderivs((math.exp, np.exp), lambda ans, x: ans)
 defderivs((math.expm1, np.expm1), lambda ans, x: ans + 1.0)
 defderivs((np.exp2,), lambda ans, x: ans * 0.6931471805599453)
-defderivs((math.log, np.log), lambda x: 1.0 / x)
-defderivs((math.log1p, np.log1p), lambda x: 1.0 / (1.0 + x))
-defderivs((math.log10, np.log10), lambda x: 0.4342944819032518 / x)
-defderivs((math.log2, np.log2), lambda x: 1.4426950408889634 / x)
+defderivs((math.log, np.log), lambda x: 1.0 / x if x >= 0.0 else math.nan * x)
+defderivs((math.log1p, np.log1p), lambda x: 1.0 / (1.0 + x) if x >= -1.0 else math.nan * x)
+defderivs((math.log10, np.log10),
+          lambda x: 0.4342944819032518 / x if x >= 0.0 else math.nan * x)
+defderivs((math.log2, np.log2),
+          lambda x: 1.4426950408889634 / x if x >= 0.0 else math.nan * x)
 defderivs((math.sqrt, np.sqrt), lambda ans, x: 0.5 / ans)
 defderivs((np.cbrt,), lambda ans, x: 1.0 / (3.0 * ans * ans))
 defderivs((np.square,), lambda x: 2.0 * x)
@@ -35,8 +51,7 @@ defderivs((math.erfc,), lambda x: -2.0 / _SQRT_PI * math.exp(-x * x))
 defderivs((math.atan2, np.arctan2),
           lambda y, x: x / (x * x + y * y), lambda y, x: -y / (x * x + y * y))
 defderivs((math.hypot, np.hypot), lambda ans, x, y: x / ans, lambda ans, x, y: y / ans)
-defderivs((math.pow, np.power),
-          lambda a, b: b * a ** (b - 1), lambda ans, a, b: ans * math.log(a))
+defderivs((math.pow, np.power), lambda a, b: b * a ** (b - 1), pow_exponent_partial)
 defderivs((np.abs, np.absolute, np.fabs, math.fabs), lambda x: 1.0 if x >= 0 else -1.0)
 defderivs((np.negative,), lambda x: -1.0)
 defderivs((np.positive,), ONE)

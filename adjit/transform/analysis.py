@@ -11,6 +11,7 @@ import numpy as np
 from numba.core import ir, types
 
 from ..ir.nodes import global_value
+from ..compile.caches import registered_cache
 
 
 def is_float(typ):
@@ -233,7 +234,7 @@ _PURE_KINDS = frozenset({"array_op", "allocation", "elementwise", "matmul", "red
                          "nondiff", "scalar"})
 
 
-_callee_writes = {}
+_callee_writes = registered_cache({})
 
 
 def callee_writes(dispatcher, argtypes, _active=()):
@@ -275,7 +276,7 @@ def callee_writes(dispatcher, argtypes, _active=()):
     return _callee_writes[key]
 
 
-_callee_random = {}
+_callee_random = registered_cache({})
 
 
 def callee_draws_random(dispatcher, argtypes, _active=()):

@@ -13,6 +13,7 @@ import numpy as np
 from numba.core import ir, types
 
 from ..rules import NONDIFF, lookup
+from ..rules.core import adjoint_product
 from ..rules.registry import classify_array_call
 from .analysis import is_float_array
 
@@ -197,6 +198,7 @@ def matmul_parts(fn, value):
 
 #: what ``classify_call`` can answer; each mode maps every kind to one handler
 CALL_KINDS = ("array_op", "tape_push", "tape_pop", "allocation", "accumulating_bilinear",
+              "adjoint_product",
               "linear", "derived", "elementwise", "matmul", "reduction", "nondiff",
               "scalar", "unsupported")
 
@@ -226,6 +228,25 @@ def call_name(key):
         sub = module.split(".")[1] if module.count(".") >= 1 else ""
         return f"np.{sub}.{name}" if sub in ("linalg", "fft", "random") else f"np.{name}"
     return name
+
+
+def unsupported_detail(fn, expr, cls):
+    """What to do about a call ``classify_call`` found no rule for; the same words in
+    both modes."""
+    if expr.kws or expr.vararg or expr.varkwarg:
+        return ("keyword or star arguments adjit could not bind to parameters (a "
+                "helper's **kwargs or keyword-only parameters, or a tuple made elsewhere); "
+                "pass them positionally")
+    if not any(isinstance(fn.typeof(a.name), types.Array) for a in cls.args):
+        return "no differentiation rule is registered for it (see adjit.extend)"
+    rule = lookup(cls.key)
+    if rule is not None and rule is not NONDIFF:
+        return ("its adjit.extend.defderiv rule is for scalar arguments and this call "
+                "passes an array: remove the rule so that adjit derives the @njit function, "
+                "or register an array rule (deflinear_array, defbilinear)")
+    return ("no rule covers this call on arrays (or these options, such as axis=); "
+            "register one with adjit.extend (defview, deflinear_array, defbilinear) "
+            "or write the loop in an @njit helper")
 
 
 def has_rule(key):
@@ -281,6 +302,8 @@ def _special_kind(key, allocations, accumulating, tape_rt):
         return None
     if key is tape_rt.tape_push:
         return "tape_push"
+    if key is adjoint_product:
+        return "adjoint_product"
     if any(key is pop for pop in tape_rt._pop_cache.values()):
         return "tape_pop"
     return None

@@ -27,6 +27,7 @@ from .analysis import activity, is_differentiable
 from ..ir.nodes import node_kind
 from .forward_handlers import FWD_HANDLERS
 from .reverse.forward_pass import copy_phi_inputs, is_phi, phi_exports
+from ..compile.caches import registered_cache
 
 
 def dot(name):
@@ -175,7 +176,7 @@ def build_jvp_blocks(ctx, arg_names):
     return blocks
 
 
-_programs = {}
+_programs = registered_cache({})
 _lock = threading.RLock()
 
 
@@ -191,7 +192,8 @@ class JVPProgram:
         tangents = tangent_arg_names(self.arg_names, self.active_args)
         names = list(self.arg_names) + [tangents[i] for i in self.active_args]
         self.dispatcher = generated_dispatcher(f"{self.py_func.__name__}_jvp", names,
-                                               self._build, internal=True)
+                                               self._build, internal=True,
+                                               primal=func)
         self._typed = None
 
     @property

@@ -12,7 +12,8 @@ from numba.core import ir, types
 from numba.extending import overload
 
 from ..ir.builder import clone_stmt, clone_value
-from .calls import array_op_site, call_name, classify_call, emit_array_op
+from .calls import (array_op_site, call_name, classify_call, emit_array_op,
+                    unsupported_detail)
 from .partials import emit_partial
 from ..rules import NONDIFF, lookup
 from ..rules.core import ZERO, FuncPartial, lookup_linear
@@ -142,6 +143,8 @@ def apply_rule(ctx, stmt, e, rule, name, args):
         return
     if rule is None:
         raise ctx.unsupported(f"'{name}'", stmt.loc, "no differentiation rule is registered")
+    if rule.arity_problem(len(args)) and any(ctx.active(a) for a in args):
+        raise ctx.unsupported(f"'{name}'", stmt.loc, rule.arity_problem(len(args)))
     old = emit_primal(ctx, stmt, e)
     target = stmt.target
     if not ctx.active(target):
@@ -211,11 +214,7 @@ def fwd_unsupported_call(ctx, stmt, e, cls):
         e.stmt(clone_stmt(stmt))
         return
     name = call_name(cls.key) if cls.key is not None else str(ctx.typeof(stmt.value.func.name))
-    expr = stmt.value
-    detail = ("keyword or star arguments adjit could not bind; pass them positionally"
-              if expr.kws or expr.vararg or expr.varkwarg else
-              "no rule covers this call (see adjit.extend)")
-    raise ctx.unsupported(f"'{name}'", stmt.loc, detail)
+    raise ctx.unsupported(f"'{name}'", stmt.loc, unsupported_detail(ctx.fn, stmt.value, cls))
 
 
 FWD_CALLS = {
@@ -224,6 +223,7 @@ FWD_CALLS = {
     "tape_pop": lambda ctx, stmt, e, c: fwd_tape_pop(ctx, stmt, e),
     "allocation": lambda ctx, stmt, e, c: fwd_allocation(ctx, stmt, e),
     "accumulating_bilinear": lambda ctx, stmt, e, c: fwd_accumulating_bilinear(ctx, stmt, e),
+    "adjoint_product": lambda ctx, stmt, e, c: fwd_adjoint_product(ctx, stmt, e),
     "linear": lambda ctx, stmt, e, c: fwd_linear(ctx, stmt, e, lookup_linear(c.key)),
     "derived": lambda ctx, stmt, e, c: fwd_derived_call(
         ctx, stmt, e, ctx.typeof(stmt.value.func.name).dispatcher),
@@ -445,6 +445,26 @@ def fwd_accumulating_bilinear(ctx, stmt, e):
         e.call(func, [ctx.tangent(e, g), other, ctx.tangent(e, shadow)], hint="void")
     if ctx.active(other):
         e.call(func, [g, ctx.tangent(e, other), ctx.tangent(e, shadow)], hint="void")
+
+
+def fwd_adjoint_product(ctx, stmt, e):
+    """fwd: ``y = adjoint_product(g, d)`` (reverse-mode code) / ``y%dot =
+    adjoint_product(g%dot, d) + adjoint_product(g, d%dot)``: the product rule, with a zero
+    factor contributing nothing, so an adjoint that is zero with a zero tangent (a value
+    that never reaches the output) stays out of the Hessian too."""
+    g, d = stmt.value.args
+    e.stmt(clone_stmt(stmt))
+    if not ctx.active(stmt.target):
+        return
+    func = stmt.value.func
+    terms = []
+    if ctx.active(g):
+        terms.append(e.call(func, [ctx.tangent(e, g), d], hint="tan"))
+    if ctx.active(d):
+        terms.append(e.call(func, [g, ctx.tangent(e, d)], hint="tan"))
+    total = terms[0] if len(terms) == 1 else e.binop(operator.add, terms[0], terms[1],
+                                                      hint="tan")
+    ctx.set_tangent(e, stmt.target, total)
 
 
 def fwd_bilinear(ctx, stmt, e, args):

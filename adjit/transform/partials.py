@@ -1,20 +1,21 @@
 """Emitting the product of a seed with one partial derivative, shared by both modes."""
 import operator
 
-from ..rules.core import MINUS_ONE, ONE, ArgPartial, FuncPartial
+from ..rules.core import MINUS_ONE, ONE, ArgPartial, FuncPartial, adjoint_product
 
 
-def emit_partial(e, partial, g, ans, args):
+def emit_partial(e, partial, g, ans, args, reverse=False):
     """``g * d`` for one partial derivative ``d`` (see ``rules.core``): an adjoint's
     contribution in reverse mode (``g`` the output adjoint), a tangent term in forward mode
     (``g`` the input tangent). Arguments the partial does not read are passed as 0.0, so
-    the reverse pass never saves them."""
+    the reverse pass never saves them. In reverse mode (``reverse=True``) the product is
+    ``adjoint_product(g, d)``: a zero adjoint contributes 0 even when ``d`` is inf/NaN."""
     if partial is ONE:
         return g
     if partial is MINUS_ONE:
         return e.neg(g)
     if isinstance(partial, ArgPartial):
-        return e.binop(operator.mul, g, args[partial.index], hint="prod")
+        return _product(e, g, args[partial.index], reverse)
     if isinstance(partial, FuncPartial):
         call_args = [ans] if partial.takes_ans else []
         for i, a in enumerate(args):
@@ -22,5 +23,12 @@ def emit_partial(e, partial, g, ans, args):
         if partial.takes_ans and not partial.reads_ans:
             call_args[0] = e.const(0.0, hint="unused")
         d = e.call(partial.jit, call_args, hint="d")
-        return e.binop(operator.mul, g, d, hint="prod")
+        return _product(e, g, d, reverse)
     raise TypeError(partial)
+
+
+def _product(e, g, d, reverse):
+    """``g * d``; guarded against ``0 * inf`` for an adjoint ``g``."""
+    if reverse:
+        return e.call(adjoint_product, [g, d], hint="prod")
+    return e.binop(operator.mul, g, d, hint="prod")

@@ -23,7 +23,7 @@ from ...rules.arrays import (add_nonzero_at, add_selection, lookup_array,
                              restore_selection, sum_selection, zero_selection)
 from ...rules.core import ZERO
 from ..analysis import is_differentiable, is_float
-from ..calls import array_op_site, call_name, classify_call
+from ..calls import array_op_site, call_name, classify_call, unsupported_detail
 from .context import TAPE, bar, bar_item
 from .elementwise import rev_elementwise
 from .matmul import rev_matmul
@@ -36,6 +36,8 @@ def apply_rule(ctx, stmt, e, rule, prim_name, args):
     if rule is None:
         raise ctx.unsupported(f"'{prim_name}'", stmt.loc, "no differentiation rule is "
                               "registered for it (see adjit.extend)")
+    if rule.arity_problem(len(args)) and any(ctx.is_active(a) for a in args):
+        raise ctx.unsupported(f"'{prim_name}'", stmt.loc, rule.arity_problem(len(args)))
     if rule is NONDIFF or not ctx.active_float(target):
         typ = ctx.typeof(target.name)
         if rule is not NONDIFF and (is_differentiable(typ) or (
@@ -53,7 +55,8 @@ def apply_rule(ctx, stmt, e, rule, prim_name, args):
     g = e.var(bar(target.name))
     for k, a in enumerate(args):
         if ctx.active_float(a) and rule.partial(k) is not ZERO:
-            ctx.accumulate(e, a, emit_partial(e, rule.partial(k), g, target, args))
+            ctx.accumulate(e, a, emit_partial(e, rule.partial(k), g, target, args,
+                                              reverse=True))
     ctx.reset(e, target.name)
 
 
@@ -133,19 +136,8 @@ def rev_call(ctx, stmt, e):
 def rev_unsupported_call(ctx, stmt, e, cls):
     """A call no rule covers (or with arguments adjit could not bind): refuse it by the
     name the user wrote, saying which kind of rule would make it work."""
-    expr = stmt.value
-    name = call_name(cls.key) if cls.key is not None else str(ctx.typeof(expr.func.name))
-    if expr.kws or expr.vararg or expr.varkwarg:
-        detail = ("keyword or star arguments adjit could not bind to parameters (a "
-                  "helper's **kwargs or keyword-only parameters, or a tuple made elsewhere); "
-                  "pass them positionally")
-    elif any(isinstance(ctx.typeof(a.name), types.Array) for a in cls.args):
-        detail = ("no rule covers this call on arrays (or these options, such as axis=); "
-                  "register one with adjit.extend (defview, deflinear_array, defbilinear) "
-                  "or write the loop in an @njit helper")
-    else:
-        detail = "no differentiation rule is registered for it (see adjit.extend)"
-    raise ctx.unsupported(f"'{name}'", stmt.loc, detail)
+    name = call_name(cls.key) if cls.key is not None else str(ctx.typeof(stmt.value.func.name))
+    raise ctx.unsupported(f"'{name}'", stmt.loc, unsupported_detail(ctx.fn, stmt.value, cls))
 
 
 def rev_generated_helper(ctx, stmt, e, cls):
@@ -170,6 +162,7 @@ REV_CALLS = {
     "tape_push": rev_generated_helper,
     "tape_pop": rev_generated_helper,
     "accumulating_bilinear": rev_generated_helper,
+    "adjoint_product": rev_generated_helper,
     "linear": rev_generated_helper,
 }
 

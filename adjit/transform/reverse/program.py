@@ -23,8 +23,9 @@ from ..analysis import activity
 from .context import TAPE, YBAR, ReverseContext, shadow_arg, shadowed_array_args
 from .forward_pass import build_forward
 from .reverse_pass import ReversePass
+from ...compile.caches import registered_cache
 
-_programs = {}
+_programs = registered_cache({})
 _lock = threading.RLock()
 
 
@@ -45,11 +46,12 @@ class ReverseProgram:
         shadows = [shadow_arg(names[i]) for i in self.array_args]
         base = self.py_func.__name__
         self.fwd = generated_dispatcher(f"{base}_fwd", [TAPE] + names, self._build_fwd,
-                                        internal=True)
+                                        internal=True, primal=func)
         self.fwd_tape = generated_dispatcher(f"{base}_fwd_tape", [TAPE] + names,
-                                             self._build_fwd_tape, internal=True)
+                                             self._build_fwd_tape, internal=True,
+                                             primal=func)
         self.rev = generated_dispatcher(f"{base}_rev", [TAPE] + names + shadows + [YBAR],
-                                        self._build_rev, internal=True)
+                                        self._build_rev, internal=True, primal=func)
         self._typed = None
 
     @property

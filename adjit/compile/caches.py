@@ -1,0 +1,63 @@
+"""Keeping derivatives current: one place that forgets everything adjit has built.
+
+adjit caches the typed IR it captured, the derivative programs it built and the
+dispatchers it returned. Those go stale when a user rebinds a helper that a
+differentiated function calls (the notebook pattern: re-run the helper's cell, then the
+gradient's cell) or registers a rule after a function was first differentiated.
+``invalidate_all`` clears every registered cache and resets every generated dispatcher,
+so the next call of a transform the user already holds recompiles against the current
+callees and rules. It is coarse on purpose: staleness is rare and correctness is not.
+"""
+import threading
+import weakref
+
+_clearers = []
+_dispatchers = weakref.WeakSet()
+_lock = threading.RLock()
+
+
+def registered_cache(cache):
+    """Register a module-level cache (anything with ``clear()``) and return it."""
+    _clearers.append(cache.clear)
+    return cache
+
+
+def track_dispatcher(dispatcher):
+    """Remember a generated dispatcher so that ``invalidate_all`` can reset it."""
+    _dispatchers.add(dispatcher)
+    return dispatcher
+
+
+_consulted = set()
+
+
+def note_consulted(key):
+    """Record that a derivation asked the rule tables about ``key``: a later
+    registration for it must invalidate what was built from the old answer."""
+    try:
+        _consulted.add(key)
+    except TypeError:  # unhashable keys have no rules either
+        pass
+
+
+def invalidate_if_consulted(keys):
+    """Invalidate everything when a rule is registered for a key some derivation
+    already consulted; registering rules for keys nothing has asked about (import time,
+    a new helper) costs nothing."""
+    try:
+        if not any(key in _consulted for key in keys):
+            return
+    except TypeError:
+        pass
+    invalidate_all()
+
+
+def invalidate_all():
+    """Forget every cached capture and program, and drop every generated dispatcher's
+    compiled code (each recompiles on its next call)."""
+    from numba.core.compiler_lock import global_compiler_lock
+    with global_compiler_lock, _lock:
+        for clear in _clearers:
+            clear()
+        for dispatcher in list(_dispatchers):
+            dispatcher._reset_overloads()

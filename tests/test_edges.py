@@ -1,0 +1,307 @@
+"""Edges a user can reach: each gives the right number or a clear error (issue 10).
+
+Every test here failed on the main branch before the fix it guards.
+"""
+import math
+import sys
+import textwrap
+
+import numba
+import numpy as np
+import pytest
+
+import adjit
+from adjit.extend import defderiv
+from adjit.runtime import current_depth
+from adjit.testing import check_grad, check_hvp, check_jvp
+
+
+def _all_modes(f, x, v=1.0):
+    """(grad, jvp tangent, hvp) of a function of one float."""
+    return adjit.grad(f)(x), adjit.jvp(f)(x, v)[1], adjit.hvp(f)(x, v)
+
+
+# -- 1. boundscheck is honoured ---------------------------------------------------------
+@numba.njit(boundscheck=True)
+def _out_of_bounds(x):
+    return x[10] + np.sum(x * x)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_boundscheck_raises_index_error_like_the_primal(mode):
+    x = np.arange(4.0)
+    with pytest.raises(IndexError):
+        _out_of_bounds(x)
+    with pytest.raises(IndexError):
+        if mode == "grad":
+            adjit.grad(_out_of_bounds)(x)
+        else:
+            adjit.jvp(_out_of_bounds)(x, np.ones(4))
+
+
+# -- 2. vjp checks its cotangent --------------------------------------------------------
+def _double(x):
+    return x * 2.0
+
+
+def _pair(x):
+    return np.sum(x), np.sum(x * x)
+
+
+@pytest.mark.parametrize("ybar, words", [
+    (np.ones(2), "expected shape (3,) but got (2,)"),
+    (np.ones(4), "expected shape (3,) but got (4,)"),
+    (np.ones((3, 1)), "1-D float array"),
+    (np.ones(3, dtype=np.int64), "1-D float array"),
+    ((1.0, 2.0), "1-D float array"),
+])
+def test_vjp_refuses_a_cotangent_unlike_an_array_output(ybar, words):
+    with pytest.raises(adjit.ArgumentError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        adjit.vjp(_double)(np.ones(3), ybar)
+
+
+@pytest.mark.parametrize("ybar", [(1.0, 2.0, 3.0), 1.0])
+def test_vjp_refuses_a_cotangent_unlike_a_tuple_output(ybar):
+    with pytest.raises(adjit.ArgumentError, match="tuple of 2"):
+        adjit.vjp(_pair)(np.ones(3), ybar)
+
+
+def test_vjp_with_the_right_cotangent():
+    (y, (xbar,)) = adjit.vjp(_pair)(np.arange(3.0), (2.0, 1.0))
+    assert y == (3.0, 5.0)
+    np.testing.assert_allclose(xbar, 2.0 + 2.0 * np.arange(3.0))
+
+
+def test_hvp_shape_error_names_both_shapes():
+    with pytest.raises(adjit.ArgumentError, match=r"\(3,\) but got \(2,\)"):
+        adjit.hvp(lambda x: np.sum(x * x))(np.ones(3), np.ones(2))
+
+
+# -- 3. a transform built after a helper was rebound sees the new helper -----------------
+def test_rebound_helper_is_seen_by_a_new_transform(tmp_path, monkeypatch):
+    source = textwrap.dedent("""
+        import numba
+
+        @numba.njit
+        def helper(x):
+            return x * x
+
+        @numba.njit
+        def f(x):
+            return helper(x) * x
+    """)
+    (tmp_path / "adjit_rebind_mod.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import adjit_rebind_mod as mod
+    assert adjit.value_and_grad(mod.f)(1.5) == pytest.approx((1.5 ** 3, 3 * 1.5 ** 2))
+    old = adjit.grad(mod.f)
+    mod.helper = numba.njit(lambda x: x * x * x)  # the notebook pattern: re-run the cell
+    assert adjit.value_and_grad(mod.f)(1.5) == pytest.approx((1.5 ** 4, 4 * 1.5 ** 3))
+    assert old(1.5) == pytest.approx(4 * 1.5 ** 3)  # the held transform recompiled too
+    check_grad(mod.f, 1.5)
+    sys.modules.pop("adjit_rebind_mod")
+
+
+# -- 4. custom rules ---------------------------------------------------------------------
+def test_defderiv_with_too_few_partials_is_refused():
+    @numba.njit
+    def two(a, b):
+        return a * b
+
+    with pytest.raises(adjit.ArgumentError, match="gives 1 partial"):
+        defderiv(two, lambda a, b: b)
+    defderiv(two, lambda a, b: b, None)  # an explicit None is a zero partial
+
+
+def test_rule_registered_after_differentiation_takes_effect():
+    @numba.njit
+    def square(a):
+        return a * a
+
+    def f(x):
+        return square(x) + x
+
+    g = adjit.grad(f)
+    assert g(3.0) == 7.0
+    defderiv(square, lambda a: 100.0)  # deliberately not the true derivative
+    assert adjit.grad(f)(3.0) == 101.0
+    assert g(3.0) == 101.0
+    assert adjit.jvp(f)(3.0, 1.0) == (12.0, 101.0)
+
+
+def test_defderiv_rule_on_array_call_is_refused_clearly():
+    @numba.njit
+    def total(v):
+        return np.sum(v * v)
+
+    defderiv(total, lambda v: 1.0)
+
+    def f(x):
+        return total(x)
+
+    for transform in (lambda: adjit.grad(f)(np.ones(3)),
+                      lambda: adjit.jvp(f)(np.ones(3), np.ones(3))):
+        with pytest.raises(adjit.UnsupportedError, match="defderiv rule is for scalar"):
+            transform()
+
+
+def test_scalar_rule_called_with_more_arguments_than_partials_is_refused():
+    from adjit.rules.core import _RULES
+
+    @numba.njit
+    def blend(a, b=2.0):
+        return a * b
+
+    defderiv(blend, lambda a, b: b)  # one partial: b is treated as... refused when varied
+
+    def f(x):
+        return blend(x, x)
+
+    assert _RULES[blend].arity_problem(2)
+    with pytest.raises(adjit.UnsupportedError, match="gives 1 partial"):
+        adjit.grad(f)(1.0)
+    with pytest.raises(adjit.UnsupportedError, match="gives 1 partial"):
+        adjit.jvp(f)(1.0, 1.0)
+
+
+# -- 5. IEEE semantics in rules -----------------------------------------------------------
+def _sqrt(x):
+    return math.sqrt(x)
+
+
+def _log(x):
+    return math.log(x)
+
+
+def test_sqrt_and_log_at_zero_are_infinite_not_errors():
+    assert _all_modes(_sqrt, 0.0) == (math.inf, math.inf, -math.inf)
+    assert _all_modes(_log, 0.0) == (math.inf, math.inf, -math.inf)
+
+
+def test_log_outside_its_domain_propagates_nan():
+    assert all(math.isnan(d) for d in _all_modes(_log, -1.0))
+
+
+# -- 6. exceptions do not leak tape -------------------------------------------------------
+@numba.njit
+def _raises_when_big(x):
+    y = math.sin(x) * x
+    if y > 0.5:
+        raise ValueError("big")
+    return y
+
+
+def test_exceptions_leave_the_tape_empty():
+    g = adjit.grad(_raises_when_big)
+    for _ in range(50):
+        with pytest.raises(ValueError):
+            g(1.0)
+    assert current_depth() == 0
+    assert g(0.1) == pytest.approx(math.sin(0.1) + 0.1 * math.cos(0.1))
+
+
+# -- 7. top-level recursion ---------------------------------------------------------------
+@numba.njit
+def _power(x, n):
+    if n <= 0:
+        return 1.0
+    return x * _power(x, n - 1)
+
+
+def test_top_level_recursion_in_every_mode():
+    assert adjit.grad(_power)(1.5, 3) == pytest.approx(3 * 1.5 ** 2)
+    assert adjit.jvp(_power)(1.5, 3, 1.0)[1] == pytest.approx(3 * 1.5 ** 2)
+    assert adjit.hvp(_power)(1.5, 3, 1.0) == pytest.approx(6 * 1.5)
+
+
+# -- 8. / 9. higher-order forms and internal errors ------------------------------------------
+def test_direct_nested_jvp_is_refused_with_advice():
+    with pytest.raises(adjit.ArgumentError, match="wrap the inner one"):
+        adjit.jvp(adjit.jvp(_sqrt))
+
+
+def test_hessian_of_two_arguments_is_refused():
+    with pytest.raises(adjit.ArgumentError, match="hvp"):
+        adjit.hessian(lambda x, y: x * y * y)
+
+
+def test_objmode_is_refused_by_its_source_line():
+    @numba.njit
+    def uses_objmode(x):
+        with numba.objmode(y="float64"):
+            y = float(x) * 2
+        return y * x
+
+    for transform in (lambda: adjit.grad(uses_objmode)(1.0),
+                      lambda: adjit.jvp(uses_objmode)(1.0, 1.0)):
+        with pytest.raises(adjit.UnsupportedError, match="objmode") as info:
+            transform()
+        assert "uses_objmode" in str(info.value)
+
+
+# -- 12. values that never reach the output ------------------------------------------------
+def _softplus_guarded(x):
+    e = math.exp(x)
+    if x > 700:
+        return x
+    return math.log1p(e)
+
+
+def _unused_overflow(x):
+    t = math.exp(800 * x)
+    u = x * t  # noqa: F841 (never used)
+    return x * x
+
+
+def _unused_local_array(a):
+    b = np.zeros(a.shape[0])
+    b[0] = 700.0 * a[0]
+    for i in range(1, a.shape[0]):
+        b[i] = math.exp(b[i - 1])
+    return np.sum(a * a)
+
+
+def test_overflow_in_an_untaken_path_does_not_poison_the_gradient():
+    assert _all_modes(_softplus_guarded, 800.0) == (1.0, 1.0, 0.0)
+
+
+def test_overflow_in_an_unused_value_does_not_poison_the_gradient():
+    assert _all_modes(_unused_overflow, 1.0) == (2.0, 2.0, 2.0)
+
+
+def test_overflow_in_an_unused_local_array():
+    a = np.ones(3)
+    np.testing.assert_array_equal(adjit.grad(_unused_local_array)(a), 2.0 * a)
+    np.testing.assert_array_equal(adjit.hvp(_unused_local_array)(a, a), 2.0 * a)
+
+
+def test_second_order_through_a_zero_adjoint_is_kept():
+    # f = (x^2 - 1)^2: at x = 1 the adjoint of x^2 - 1 is 0, its tangent is not
+    def f(x):
+        s = x * x - 1.0
+        return s * s
+
+    assert adjit.hvp(f)(1.0, 1.0) == pytest.approx(8.0)
+
+
+# -- 13. no wrong refusals --------------------------------------------------------------------
+def _conditional_arguments(x):
+    return (math.sin(x if x > 0.0 else 2.0 * x) + abs(x if x > 0.0 else 2.0 * x)
+            + max(x if x > 0.0 else 2.0 * x, 1.0) + np.sin(x if x > 0.0 else 2.0 * x))
+
+
+@pytest.mark.parametrize("x", [0.5, -0.5])
+def test_conditional_expression_as_a_call_argument(x):
+    check_grad(_conditional_arguments, x)
+    check_jvp(_conditional_arguments, x)
+    check_hvp(_conditional_arguments, x)
+
+
+@numba.njit
+def _reads_only(q, p):
+    return np.sum(q) * p
+
+
+def test_array_argument_that_is_only_read_is_not_reported_written():
+    g = adjit.grad(lambda x, a: _reads_only(a, x), argnums=0)
+    assert g(2.0, np.ones(3)) == 3.0

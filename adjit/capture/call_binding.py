@@ -22,7 +22,10 @@ from ..ir.nodes import global_values
 #: NumPy allocations whose keyword forms (``dtype=``, ``num=``...) are made positional.
 NUMPY_ALLOCATIONS = frozenset({
     np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like,
-    np.full_like, np.arange, np.linspace, np.eye, np.identity})
+    np.full_like, np.arange, np.linspace, np.eye, np.identity,
+    # and NumPy functions whose options are usually passed by keyword (axis=, a_min=)
+    np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.var, np.std,
+    np.clip, np.cumsum, np.cumprod})
 
 _PLAIN = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 

@@ -73,3 +73,51 @@ class InplaceArrayToSliceWrite:
         block.body.insert(k + 1 + n, write)
         block.body.insert(k + 2 + n, ir.Assign(arr, stmt.target, loc))
         return 3 + n
+
+
+class FillToSliceWrite:
+    """``a.fill(v)`` on a float array becomes ``a[:] = v; r = None``: the same slice write
+    as above, so what it overwrites is saved and a differentiated ``v`` gets its adjoint."""
+
+    name = "fill_to_slice_write"
+
+    def run(self, fn):
+        if fn.extra.get("generated") or getattr(fn.py_func, "_adjit_builder", None):
+            return
+        defs = {s.target.name: s.value for b in fn.func_ir.blocks.values() for s in b.body
+                if isinstance(s, ir.Assign)}
+        for block in fn.func_ir.blocks.values():
+            k = 0
+            while k < len(block.body):
+                arr = self.filled_array(fn, defs, block.body[k])
+                k += self.rewrite(fn, block, k, arr) if arr is not None else 1
+
+    @staticmethod
+    def filled_array(fn, defs, stmt):
+        """The float array ``stmt`` calls ``.fill(v)`` on, or None."""
+        expr = stmt.value if isinstance(stmt, ir.Assign) else None
+        if not (isinstance(expr, ir.Expr) and expr.op == "call" and len(expr.args) == 1
+                and not expr.kws and expr.vararg is None):
+            return None
+        bound = defs.get(expr.func.name)
+        if not (isinstance(bound, ir.Expr) and bound.op == "getattr" and bound.attr == "fill"):
+            return None
+        typ = fn.typeof(bound.value.name)
+        if isinstance(typ, types.Array) and isinstance(typ.dtype, types.Float):
+            return bound.value
+        return None
+
+    @staticmethod
+    def rewrite(fn, block, k, arr):
+        """Replace ``r = a.fill(v)`` at ``block.body[k]``; return statements now there."""
+        stmt = block.body[k]
+        value, loc = stmt.value.args[0], stmt.loc
+        fn.calltypes.pop(stmt.value, None)
+        block.body[k] = ir.Assign(ir.Const(None, loc), stmt.target, loc)
+        fn.typemap[stmt.target.name] = types.none
+        index, n = full_slice(fn, block, k, loc)
+        write = ir.StaticSetItem(arr, slice(None, None, None), index, value, loc)
+        fn.calltypes[write] = signature(types.none, fn.typeof(arr.name),
+                                        fn.typeof(index.name), fn.typeof(value.name))
+        block.body.insert(k + n, write)
+        return n + 2

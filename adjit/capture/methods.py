@@ -11,11 +11,12 @@ from numba.core.typing import signature
 from ..ir.builder import fresh_name
 
 #: method name -> NumPy function taking the receiver first
-METHOD_FUNCTIONS = {"dot": np.dot}
+METHOD_FUNCTIONS = {"dot": np.dot, "sum": np.sum, "clip": np.clip}
 
 
 class MethodsToFunctions:
-    """``y = x.m(args)`` with ``m`` in ``METHOD_FUNCTIONS`` becomes ``y = np.m(x, args)``."""
+    """``y = x.m(args)`` with ``m`` in ``METHOD_FUNCTIONS`` becomes ``y = np.m(x, args)``,
+    keywords kept (``BindCallArguments``, which runs next, makes them positional)."""
 
     name = "methods_to_functions"
 
@@ -26,7 +27,8 @@ class MethodsToFunctions:
         for block in fn.func_ir.blocks.values():
             for k, stmt in enumerate(list(block.body)):
                 value = stmt.value if isinstance(stmt, ir.Assign) else None
-                if not (isinstance(value, ir.Expr) and value.op == "call" and not value.kws
+                if not (isinstance(value, ir.Expr) and value.op == "call"
+                        and value.vararg is None and value.varkwarg is None
                         and isinstance(fn.typeof(value.func.name), types.BoundFunction)):
                     continue
                 bound = defs.get(value.func.name)
@@ -37,8 +39,12 @@ class MethodsToFunctions:
                 func = METHOD_FUNCTIONS[bound.attr]
                 args = [bound.value] + list(value.args)
                 fnty = tyctx.resolve_value_type(func)
-                sig = tyctx.resolve_function_type(
-                    fnty, tuple(fn.typeof(a.name) for a in args), {})
+                kws = {k: fn.typeof(v.name) for k, v in value.kws}
+                try:
+                    sig = tyctx.resolve_function_type(
+                        fnty, tuple(fn.typeof(a.name) for a in args), kws)
+                except Exception:  # the function form does not type: keep the method
+                    sig = None
                 if sig is None:
                     continue
                 var = ir.Var(block.scope, fresh_name(f"${bound.attr}"), stmt.loc)
@@ -46,7 +52,7 @@ class MethodsToFunctions:
                                   ir.Assign(ir.Global(bound.attr, func, stmt.loc), var,
                                             stmt.loc))
                 fn.typemap[var.name] = fnty
-                new = ir.Expr.call(var, args, (), stmt.loc)
+                new = ir.Expr.call(var, args, value.kws, stmt.loc)
                 del fn.calltypes[value]
                 fn.calltypes[new] = sig
                 stmt.value = new

@@ -10,7 +10,7 @@ from .. import config
 from ..ir.builder import fresh_name
 from .array_iteration import IndexArrayIteration
 from .call_binding import BindCallArguments, CallNumberClassGlobals
-from .inplace_arrays import InplaceArrayToSliceWrite
+from .inplace_arrays import FillToSliceWrite, InplaceArrayToSliceWrite
 from .methods import FlatIterationToRavel, MethodsToFunctions
 from .vectorize import VectorizeToLoops
 from ..ir.checks import check_blocks
@@ -210,9 +210,10 @@ class CommonElementReads(Pass):
         return val.op == "call" and (bool(val.vararg) or bool(call_writes(fn, val)))
 
 
-NORMALISE = [InplaceArrayToSliceWrite(), InplaceBinopToBinop(), ResolveModuleAttributes(),
-             BindCallArguments(), CallNumberClassGlobals(), VectorizeToLoops(),
-             MethodsToFunctions(), FlatIterationToRavel(), IndexArrayIteration(), ForwardTupleItems(),
+NORMALISE = [InplaceArrayToSliceWrite(), FillToSliceWrite(), InplaceBinopToBinop(),
+             ResolveModuleAttributes(),
+             MethodsToFunctions(), BindCallArguments(), CallNumberClassGlobals(),
+             VectorizeToLoops(), FlatIterationToRavel(), IndexArrayIteration(), ForwardTupleItems(),
              NestVariadicMinMax(), SquareToMultiply(), CommonElementReads()]
 
 

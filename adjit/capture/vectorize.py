@@ -16,6 +16,8 @@ from numba.core import ir, types
 from numba.core.registry import cpu_target
 from numba.np.ufunc.dufunc import DUFunc
 
+from ..rules.registry import lookup_kernel
+
 _lock = threading.Lock()
 _kernels = {}
 _maps = {}
@@ -57,7 +59,10 @@ def _no_check(a, shape):
 
 
 def kernel_of(dufunc):
-    """The user's scalar function of a ``DUFunc``, compiled with ``numba.njit``."""
+    """The user's scalar function of a ``DUFunc``, compiled with ``numba.njit``, or the
+    kernel registered for a NumPy function with ``rules.registry.defkernel``."""
+    if not isinstance(dufunc, DUFunc):
+        return lookup_kernel(dufunc)
     py_func = dufunc._dispatcher.py_func
     with _lock:
         if py_func not in _kernels:
@@ -135,8 +140,8 @@ def _map_2d(kernel, get, check, n):
 def map_helper(dufunc, arrays, ndim):
     """The ``@njit`` map of ``dufunc`` for operands that are arrays where ``arrays`` says
     so (scalars elsewhere), over a result of rank ``ndim`` (cached)."""
-    key = (dufunc._dispatcher.py_func, tuple(arrays), ndim)
     kernel = kernel_of(dufunc)
+    key = (kernel.py_func, tuple(arrays), ndim)
     with _lock:
         if key not in _maps:
             get = [(_item1 if ndim == 1 else _item2) if is_array else
@@ -168,12 +173,13 @@ class VectorizeToLoops:
 
     @staticmethod
     def dufunc(fn, defs, value):
-        """The ``DUFunc`` a call calls, or None."""
+        """The ``DUFunc`` (or ``defkernel`` function such as ``np.where``) a call calls,
+        or None."""
         typ = fn.typeof(value.func.name)
         if not isinstance(typ, types.Function):
             return None
         key = typ.typing_key
-        return key if isinstance(key, DUFunc) else None
+        return key if isinstance(key, DUFunc) or lookup_kernel(key) is not None else None
 
     @staticmethod
     def rewrite(fn, block, k, stmt, dufunc):

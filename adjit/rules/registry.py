@@ -6,9 +6,9 @@ A primitive that returns an array is registered once, through the helper of its 
   ``np.transpose(x)``). Its shadow (reverse) and its tangent (forward) are the same
   operation applied to the parent's shadow or tangent, with the other arguments unchanged.
 - ``deflinear_array(keys, transpose)``: a new array, linear in argument 0, the other
-  arguments static (``x.copy()``, ``np.cumsum(x)``, ``x.ravel()``). Forward: the same call
-  on the tangent. Reverse: ``transpose(g, shadow)`` adds the adjoint ``g`` of the result
-  into the argument's shadow.
+  arguments static (``x.copy()``, ``np.cumsum(x)``, ``x.ravel()``, ``np.sum(x, axis)``).
+  Forward: the same call on the tangent. Reverse: ``transpose(g, shadow, *static)`` adds
+  the adjoint ``g`` of the result into the argument's shadow.
 - ``defbilinear(keys, vjp_a, vjp_b)``: a new array bilinear in arguments 0 and 1
   (``np.cross``, ``np.outer``). Forward: ``op(da, b) + op(a, db)``. Reverse:
   ``vjp_a(g, b, shadow_a)`` and ``vjp_b(g, a, shadow_b)``.
@@ -119,6 +119,33 @@ def classify_array_call(key, argtypes, result_type):
     if op is None or not op.match(argtypes, result_type):
         return None
     return op
+
+
+_KERNELS = {}
+
+
+def defkernel(keys, kernel):
+    """Register a NumPy function that acts elementwise by a scalar ``kernel`` (an
+    ``@njit`` function of one element of each operand), such as ``np.where`` and
+    ``np.clip``. The ``VectorizeToLoops`` pass rewrites array calls into loops over the
+    kernel, as for ``@vectorize`` ufuncs, and adjit derives the kernel in every mode."""
+    invalidate_if_consulted(keys)
+    for key in keys:
+        _KERNELS[key] = kernel
+
+
+def lookup_kernel(key):
+    """The scalar kernel registered for ``key`` with ``defkernel``, or None."""
+    note_consulted(key)
+    try:
+        return _KERNELS.get(key)
+    except TypeError:
+        return None
+
+
+def registered_kernels():
+    """Every function registered with ``defkernel`` (README list, coverage test)."""
+    return list(_KERNELS)
 
 
 def registered_array_ops():

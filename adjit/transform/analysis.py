@@ -32,6 +32,8 @@ def is_scalar(typ):
 
 def _carries(typ):
     """Whether a non-float value can pass activity on: a container holding floats."""
+    if isinstance(typ, types.Array):  # an int or bool array (a mask) holds no floats
+        return False
     if isinstance(typ, types.BaseTuple):
         return any(is_differentiable(t) or _carries(t) for t in typ.types)
     if isinstance(typ, types.Pair):

@@ -193,6 +193,22 @@ def gamma_log_likelihood(shape, data):
     return -s
 
 
+@numba.njit
+def fill_then_overwrite(x):
+    # a buffer filled with a differentiated value, then partly overwritten
+    y = np.empty_like(x)
+    y.fill(x[0] * x[1])
+    y[1] = x[2]
+    return np.sum(y * x)
+
+
+def relu_clip_axis(X):
+    # np.where / np.clip / a row sum with axis=, as data code writes them
+    h = np.where(X > 0.0, X, 0.01 * X)
+    s = h.sum(axis=1)
+    return np.sum(np.clip(s, -1.0, a_max=1.0) ** 2)
+
+
 CASES = [
     Case(jacobi_out_argument, (X6, np.zeros(6)), 0),
     Case(fill_out_argument, (X6, np.zeros(6)), 0),
@@ -214,4 +230,6 @@ CASES = [
     Case(method_dot, (P4, V3), (0, 1)),
     Case(keyword_helper, (X6, 1.3), (0, 1)),
     Case(flat_iteration, (P4,), 0),
+    Case(fill_then_overwrite, (X6,), 0),
+    Case(relu_clip_axis, (P4,), 0),
 ]

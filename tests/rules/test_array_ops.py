@@ -1,10 +1,10 @@
 """Every array-valued primitive of ``rules/registry.py`` (views, linear maps, bilinear
-products) in reverse mode, forward mode and forward-over-reverse, against finite
-differences. A registered op without a case here fails ``test_every_op_has_a_case``."""
+products, elementwise kernels) in reverse mode, forward mode and forward-over-reverse,
+against finite differences. A registered op without a case here fails ``test_every_op_has_a_case``."""
 import numpy as np
 import pytest
 
-from adjit.rules.registry import registered_array_ops
+from adjit.rules.registry import _name, registered_array_ops, registered_kernels
 from adjit.testing import check_grad, check_hvp, check_jvp
 
 RNG = np.random.default_rng(5)
@@ -35,6 +35,9 @@ def cumsum_method(x): return np.sum(np.sin(x.cumsum()))
 def cross(a, b): return np.sum(np.cross(a, b) ** 2) + np.cross(a * a, b)[1]
 def cross_rows(a, b): return np.sum(np.cross(a, b) ** 2)
 def outer(a, b): return np.sum(np.outer(a, b) ** 2 * np.outer(a, a))
+def sum_axis(a): return np.sum(np.sum(a, axis=0) ** 2) + np.sum(np.sin(a.sum(axis=-1)))
+def where(x, y): return np.sum(np.where(x > 0.8, x * y, np.sin(y)) ** 2)
+def clip(a): return np.sum(np.clip(a, -0.5, a_max=0.5) * a) + np.sum(a.clip(-0.2, 0.3) ** 3)
 
 
 # (function, arguments, argnums, op names it covers)
@@ -54,12 +57,14 @@ CASES = [
     (cross, (V3, W3), (0, 1), ["np.cross"]),
     (cross_rows, (M23, N23), 1, []),
     (outer, (V3, W3), (0, 1), ["np.outer"]),
+    (sum_axis, (M23,), 0, ["np.sum"]),
+    (where, (V6, V6[::-1].copy()), (0, 1), ["np.where"]),
+    (clip, (M23,), 0, ["np.clip"]),
 ]
 IDS = [c[0].__name__ for c in CASES]
 
 
 def _names(op):
-    from adjit.rules.registry import _name
     return {_name(k) for k in op.keys}
 
 
@@ -67,6 +72,8 @@ def test_every_op_has_a_case():
     covered = {name for case in CASES for name in case[3]}
     for op in registered_array_ops():
         assert _names(op) <= covered, f"no test case for {sorted(_names(op) - covered)}"
+    for key in registered_kernels():
+        assert _name(key) in covered, f"no test case for {_name(key)}"
 
 
 @pytest.mark.parametrize("f,args,argnums,_", CASES, ids=IDS)

@@ -220,7 +220,9 @@ def rev_array_op(ctx, stmt, e, site):
         if not ctx.active_array(a):
             continue
         other = [] if op.kind == "linear" else [diff[1 - k]]
-        e.call(op.transposes[k], [g] + other + [ctx.shadow_of(a, stmt.loc, e)], hint="void")
+        static = [v for v in site.args if v not in diff]  # axis=, ...: after the shadow
+        e.call(op.transposes[k], [g] + other + [ctx.shadow_of(a, stmt.loc, e)] + static,
+               hint="void")
 
 
 def rev_getattr(ctx, stmt, e):

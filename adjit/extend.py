@@ -35,6 +35,11 @@ the same helpers adjit's own NumPy rules use (both modes ask the same registry):
   (forward mode applies ``f`` to the tangent).
 - ``defbilinear([f], vjp_a, vjp_b)``: ``f(a, b)`` is bilinear; ``vjp_a(g, b, shadow_a)``
   and ``vjp_b(g, a, shadow_b)`` add the transposed products.
+- ``defnonlinear([f], vjps, jvps)``: any differentiable ``f`` of its leading array
+  arguments; ``vjps[k](g, ans, *args, shadow_k)`` adds argument k's adjoint and
+  ``jvps[k](ans, *args, da_k)`` returns its tangent term (``np.linalg.cholesky``).
+- ``defkernel([f], kernel)``: ``f`` acts elementwise by the scalar ``@njit`` ``kernel``
+  (``np.where``, ``np.clip``); adjit loops over the kernel and derives it.
 
 Check every rule with ``adjit.testing.check_grad``, ``check_jvp`` and ``check_hvp`` on its
 own domain. ``defderiv`` rules apply to scalar primitives; a call with array arguments
@@ -42,7 +47,8 @@ needs a derived rule, an array rule, or raises ``UnsupportedError``.
 """
 from .rules.core import (MINUS_ONE, ONE, ZERO, arg, defderiv, defderivs, deflinear, lookup,
                          nondiff)
-from .rules.registry import defbilinear, deflinear_array, defview
+from .rules.registry import defbilinear, defkernel, deflinear_array, defnonlinear, defview
 
 __all__ = ["defderiv", "defderivs", "deflinear", "nondiff", "lookup", "ONE", "MINUS_ONE",
-           "ZERO", "arg", "defview", "deflinear_array", "defbilinear"]
+           "ZERO", "arg", "defview", "deflinear_array", "defbilinear", "defnonlinear",
+           "defkernel"]

@@ -6,16 +6,14 @@ replaces). ``NORMALISE`` lists them in order.
 """
 from numba.core import ir, types
 
-from .. import config
 from ..ir.builder import fresh_name
 from .array_iteration import IndexArrayIteration
 from .call_binding import BindCallArguments, CallNumberClassGlobals
 from .inplace_arrays import FillToSliceWrite, InplaceArrayToSliceWrite
 from .methods import FlatIterationToRavel, MethodsToFunctions
 from .vectorize import VectorizeToLoops
-from ..ir.checks import check_blocks
+from ..ir.checks import after_rewrite
 from ..ir.nodes import global_value
-from ..ir.printing import dump
 
 
 class Pass:
@@ -226,9 +224,3 @@ def normalise(fn):
     return fn
 
 
-def after_rewrite(blocks, where, arg_names=()):
-    """Hook run after every rewrite: dump if asked, check invariants if on."""
-    if config.DUMP_IR:
-        dump(blocks, where)
-    if config.CHECKS:
-        check_blocks(blocks, where, arg_names)

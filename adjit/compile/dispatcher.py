@@ -13,7 +13,7 @@ from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import FunctionPass, PassManager, register_pass
 from numba.core.registry import CPUDispatcher
 
-from ..capture.normalise import after_rewrite
+from ..ir.checks import after_rewrite
 from .caches import track_dispatcher
 
 

@@ -28,6 +28,8 @@ def parse(argv):
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--timeout", type=float, default=600.0,
                    help="seconds one program may take before it counts as a crash")
+    p.add_argument("--time-limit", type=float, default=None,
+                   help="stop after this many seconds and report what was checked")
     p.add_argument("--inprocess", action="store_true",
                    help="check in this process (no protection against hard crashes)")
     p.add_argument("--no-checks", action="store_true",
@@ -66,10 +68,11 @@ def main(argv=None):
         import adjit.config
         adjit.config.CHECKS = not args.no_checks
         from .assemble import generate
-        from .shrink import shrink
-        src = shrink(args.seed, args.only, args.kind, args.shrink)
-        print(src)
-        print("# arguments:", generate(args.seed, args.only, args.kind).args_source())
+        from .shrink import find_record, program_from_record, shrink
+        program = (program_from_record(find_record(args.jsonl, args.seed, args.only))
+                   if args.jsonl else generate(args.seed, args.only, args.kind))
+        print(shrink(program, args.shrink))
+        print("# arguments:", program.args_source())
         return 0
     from . import report
     from .assemble import generate
@@ -99,7 +102,8 @@ def main(argv=None):
     records = run(args.n, seed=args.seed, kind=args.kind, start=args.start, only=args.only,
                   modes=modes, jobs=args.jobs, timeout=args.timeout,
                   keep_going=args.keep_going, isolate=not args.inprocess,
-                  checks=not args.no_checks, on_record=on_record)
+                  checks=not args.no_checks, on_record=on_record,
+                  time_limit=args.time_limit)
     elapsed = time.time() - t0
     print(report.summary_text(records, modes, elapsed))
     fails = report.failures(records)

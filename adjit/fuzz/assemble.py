@@ -57,7 +57,7 @@ def _array_helper(pg, name, helpers):
     elif role == "reduce":
         body = scope.child()
         body.indices, body.ints, body.loop_depth, body.floats = ["j"], ["j"], 1, ["u", "acc"]
-        lines = [f"def {name}(arr, u):", "    acc = 0.0", "    for j in range(arr.shape[0]):",
+        lines = [f"def {name}(arr, u):", "    acc = 0.25", "    for j in range(arr.shape[0]):",
                  f"        acc += {ex.fexpr(body, 2)}", "    return acc"]
         h = Helper(name, [("arr", "a"), ("u", "f")], [], "float", True, role)
     elif role == "map":

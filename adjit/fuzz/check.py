@@ -197,12 +197,14 @@ def _unit(a, idx):
     return d
 
 
-def _call_twice(make, args, who, expect_args=None):
-    """Call a derivative on fresh copies twice: bit-identical results, tape depth kept,
-    arguments as ``expect_args`` (unchanged by default) afterwards."""
-    first = _copy(args)
+def _call_twice(make, args, who, expect_args=None, tangents=(), expect_tangents=None):
+    """Call a derivative twice on fresh copies of ``args`` and ``tangents``: the results
+    must be bit-identical, the tape depth kept, and the arguments and tangents afterwards
+    as expected (unchanged by default; ``None`` entries of ``expect_tangents`` are not
+    checked: jvp runs the primal's writes on the tangent of a written argument too)."""
+    first, tans = _copy(args), _copy(tangents)
     depth = _depth()
-    r1 = make()(*first)
+    r1 = make()(*first, *tans)
     if _depth() != depth:
         raise _Failed(Outcome("wrong", f"{who}: tape depth {depth} before, {_depth()} after"))
     want = args if expect_args is None else expect_args
@@ -210,7 +212,12 @@ def _call_twice(make, args, who, expect_args=None):
         if isinstance(a, np.ndarray) and not np.array_equal(a, b, equal_nan=True):
             raise _Failed(Outcome("wrong", f"{who}: argument {k} differs after the call",
                                   "", _fmt(b), _fmt(a)))
-    r2 = make()(*_copy(args))
+    want = tangents if expect_tangents is None else expect_tangents
+    for k, (a, b) in enumerate(zip(tans, want)):
+        if b is not None and isinstance(a, np.ndarray) and not np.array_equal(a, b):
+            raise _Failed(Outcome("wrong", f"{who}: tangent {k} differs after the call",
+                                  "", _fmt(b), _fmt(a)))
+    r2 = make()(*_copy(args), *_copy(tangents))
     if _bits(r1) != _bits(r2):
         raise _Failed(Outcome("wrong", f"{who}: two calls gave different results",
                               "", _fmt(_flat(r1)), _fmt(_flat(r2))))
@@ -318,8 +325,10 @@ class Checker:
         tans = [dirs[k] for k in self.slots]
         after = _copy(self.args)
         self.primal(*after)                     # jvp runs the primal's writes
-        res = _call_twice(lambda: (lambda *a: self.tr["jvp"](self.f)(*a, *tans)),
-                          self.args, "jvp", expect_args=after)
+        written = [k for k in self.slots if isinstance(self.args[k], np.ndarray)
+                   and not np.array_equal(after[k], self.args[k])]
+        res = _call_twice(lambda: self.tr["jvp"](self.f), self.args, "jvp", after, tans,
+                          [None if k in written else dirs[k] for k in self.slots])
         if not isinstance(res, tuple) or len(res) != 2:
             raise _Failed(Outcome("wrong", "jvp did not return (value, tangent)", "", "",
                                   repr(res)))
@@ -334,8 +343,8 @@ class Checker:
         """Forward-over-reverse: H v against differences of the gradient along v."""
         dirs = self._direction()
         vs = [dirs[k] for k in self.slots]
-        hv = _call_twice(lambda: (lambda *a: self.tr["hvp"](self.f, self.argnums)(*a, *vs)),
-                         self.args, "hvp")
+        hv = _call_twice(lambda: self.tr["hvp"](self.f, self.argnums), self.args, "hvp",
+                         tangents=vs)
         if self.grad_ok:
             G = lambda a: self._grad_fn()(*a)            # noqa: E731
             compare(hv, G, self.args, dirs, self._h(dirs), "hvp", scale_tol=1e-6)

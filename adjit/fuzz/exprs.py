@@ -157,7 +157,7 @@ class ExprGen:
         if kind == "int":
             # offset: an exact 0.0 at atan2/hypot's singular origin would give 0 * nan
             return f"(0.3 * {r.choice(scope.ints)} + 0.1)" if r.random() < 0.5 \
-                else f"float({r.choice(scope.ints)})"
+                else f"float({r.choice(scope.ints)} + 1)"
         if kind == "elem":
             return f"{self.use(scope.arrays)}[{self.index(scope)}]"
         if kind == "melem":

@@ -164,11 +164,12 @@ def run_inprocess(seed, kind, indices, modes, on_record, stop, transforms=None):
 
 
 def run(n, seed=0, kind="all", start=0, only=None, modes=MODES, jobs=1, timeout=600.0,
-        keep_going=False, isolate=True, checks=True, on_record=None):
+        keep_going=False, isolate=True, checks=True, on_record=None, time_limit=None):
     """Check programs ``start .. start+n-1`` (or just ``only``); return their records, in
-    index order. Without ``keep_going`` the run stops at the first wrong or crash."""
+    index order. Without ``keep_going`` the run stops at the first wrong or crash; after
+    ``time_limit`` seconds it stops too (programs still being checked are dropped)."""
     indices = [only] if only is not None else list(range(start, start + n))
-    records = []
+    records, t0 = [], time.time()
 
     def collect(rec):
         """Keep a record and pass it on."""
@@ -178,6 +179,8 @@ def run(n, seed=0, kind="all", start=0, only=None, modes=MODES, jobs=1, timeout=
 
     def stop():
         """Stop early at the first failure unless --keep-going."""
+        if time_limit is not None and time.time() - t0 > time_limit:
+            return True
         return not keep_going and any(is_failure(r) for r in records)
 
     if isolate:

@@ -5,11 +5,12 @@ It works on source lines, so its result is a starting point for a hand-made repr
 not a minimal one: it never rewrites expressions.
 """
 import ast
+import json
 import re
 import tempfile
 from dataclasses import replace
 
-from .assemble import generate
+from .programs import Program
 from .check import check_program
 
 
@@ -72,9 +73,26 @@ def _without_helpers(lines):
     return out
 
 
-def shrink(seed, index, kind, mode, log=print, passes=3):
-    """A smaller source that still fails ``mode`` like program ``index`` does."""
-    program = generate(seed, index, kind)
+def program_from_record(rec):
+    """The Program of a JSON record (``--jsonl``), with its arguments rebuilt."""
+    import numpy as np
+    args = eval(f"dict({rec['args']})", {"np": np})          # our own exact repr
+    return Program(rec["seed"], rec["index"], rec["kind"], rec["source"], list(args),
+                   tuple(args.values()))
+
+
+def find_record(path, seed, index):
+    """The record of program ``index`` of run ``seed`` in a ``--jsonl`` file."""
+    with open(path) as fh:
+        for line in fh:
+            rec = json.loads(line)
+            if rec["seed"] == seed and rec["index"] == index:
+                return rec
+    raise SystemExit(f"no record of seed {seed} program {index} in {path}")
+
+
+def shrink(program, mode, log=print, passes=3):
+    """A smaller source that still fails ``mode`` like ``program`` does."""
     modes = ("grad", mode) if mode == "hvp" else (mode,)
     directory = tempfile.mkdtemp(prefix="adjit-fuzz-shrink-")
 

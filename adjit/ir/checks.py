@@ -5,7 +5,8 @@ a crash deep inside Numba's lowering.
 """
 from numba.core import ir
 
-from .printing import format_blocks, is_terminator
+from .. import config
+from .printing import dump, format_blocks, is_terminator
 
 
 class InvariantError(AssertionError):
@@ -45,3 +46,12 @@ def check_blocks(blocks, where, arg_names=None):
         term = block.body[-1]
         if hasattr(term, "get_targets") and entry in term.get_targets():
             fail(f"the entry block {entry} has a predecessor ({label})")
+
+
+def after_rewrite(blocks, where, arg_names=()):
+    """Hook run after every rewrite, by every pass that makes IR: dump it if
+    ``ADJIT_DUMP_IR`` asks, check its invariants if ``adjit.config.CHECKS`` is on."""
+    if config.DUMP_IR:
+        dump(blocks, where)
+    if config.CHECKS:
+        check_blocks(blocks, where, arg_names)

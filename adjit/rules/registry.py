@@ -12,6 +12,9 @@ A primitive that returns an array is registered once, through the helper of its 
 - ``defbilinear(keys, vjp_a, vjp_b)``: a new array bilinear in arguments 0 and 1
   (``np.cross``, ``np.outer``). Forward: ``op(da, b) + op(a, db)``. Reverse:
   ``vjp_a(g, b, shadow_a)`` and ``vjp_b(g, a, shadow_b)``.
+- ``defnonlinear(keys, vjps, jvps)``: a new array, any differentiable function of its
+  leading arguments (``np.linalg.cholesky``, ``solve``, ``inv``). Forward:
+  ``sum_k jvps[k](ans, *args, da_k)``. Reverse: ``vjps[k](g, ans, *args, shadow_k)``.
 
 Keys are the called Python object (``np.cumsum``) or, for a method or attribute, Numba's
 typing key ``(types.Array, name)``. Each primitive also says which argument types it
@@ -36,17 +39,21 @@ class ArrayOp:
     """One array-valued primitive: its rule shape and the numba helpers of its rule."""
 
     name: str
-    kind: str                     # "view" | "linear" | "bilinear"
+    kind: str                     # "view" | "linear" | "bilinear" | "nonlinear"
     transposes: tuple = ()        # reverse helpers, one per differentiable argument
     ndims: tuple = (1, 2)         # ranks of the differentiable array arguments it handles
     nargs: tuple = (1,)           # numbers of arguments (receiver included) it handles
     method: str = None            # attribute / method name when it is one
     attribute: bool = False       # ``x.T``: a getattr, not a call
     keys: list = field(default_factory=list)
+    tangents: tuple = ()          # forward helpers of a nonlinear op, one per diff argument
+    differentiable: tuple = None  # positions of the diff arguments of a nonlinear op
 
     @property
     def diff_args(self):
         """Positions of the arguments the result depends on differentiably."""
+        if self.differentiable is not None:
+            return self.differentiable
         return (0, 1) if self.kind == "bilinear" else (0,)
 
     def match(self, argtypes, result_type):
@@ -96,12 +103,26 @@ def defbilinear(keys, vjp_a, vjp_b, ndims=(1, 2), nargs=(2,)):
                                    (numba.njit(vjp_a), numba.njit(vjp_b)), ndims, nargs))
 
 
+def defnonlinear(keys, vjps, jvps, ndims=(1, 2), nargs=(1,)):
+    """Register a new array that depends nonlinearly on its first ``len(vjps)`` arguments
+    (``np.linalg.cholesky``, ``solve``, ``inv``). Reverse: ``vjps[k](g, ans, *args,
+    shadow_k)`` adds the adjoint of argument k; forward: ``jvps[k](ans, *args, da_k)``
+    returns the tangent term of argument k. ``ans`` is the primal result."""
+    return _register(keys, ArrayOp(_name(keys[0]), "nonlinear",
+                                   tuple(numba.njit(v) for v in vjps), ndims, nargs,
+                                   tangents=tuple(numba.njit(j) for j in jvps),
+                                   differentiable=tuple(range(len(vjps)))))
+
+
 def _name(key):
     if isinstance(key, tuple):
         return f"x.{key[1]}"
     module = getattr(key, "__module__", "") or ""
-    prefix = "np." if module.startswith("numpy") else ""
-    return prefix + getattr(key, "__name__", str(key))
+    name = getattr(key, "__name__", str(key))
+    if not module.startswith("numpy"):
+        return name
+    sub = module.split(".")[1] if "." in module else ""
+    return f"np.{sub}.{name}" if sub in ("linalg", "fft", "random") else f"np.{name}"
 
 
 def lookup_array_op(key):

@@ -18,7 +18,8 @@ import threading
 from numba.core import ir, types
 
 from .. import config
-from ..capture.normalise import after_rewrite, normalise
+from ..capture.normalise import normalise
+from ..ir.checks import after_rewrite
 from ..capture.typed_ir import capture, is_generated, py_function_of
 from ..compile.dispatcher import generated_dispatcher
 from ..errors import UnsupportedError

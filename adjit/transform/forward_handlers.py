@@ -253,10 +253,15 @@ def fwd_array_op(ctx, stmt, e, site):
     args = [_use(e, old, a) for a in site.args]
     terms = []
     for k in op.diff_args:
-        if ctx.active(site.args[k]):
-            swapped = list(args)
-            swapped[k] = _tan(ctx, e, old, site.args[k])
-            terms.append(emit_array_op(e, site, swapped, hint="lin"))
+        if not ctx.active(site.args[k]):
+            continue
+        if op.kind == "nonlinear":
+            terms.append(e.call(op.tangents[k], [stmt.target] + args
+                                + [_tan(ctx, e, old, site.args[k])], hint="term"))
+            continue
+        swapped = list(args)
+        swapped[k] = _tan(ctx, e, old, site.args[k])
+        terms.append(emit_array_op(e, site, swapped, hint="lin"))
     if not terms:
         total = ctx.zero(e, stmt.target, ctx.typeof(stmt.target.name))
     elif len(terms) == 1:

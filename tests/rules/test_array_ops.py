@@ -13,6 +13,8 @@ V3 = np.array([0.4, -1.1, 0.7])
 W3 = np.array([1.3, 0.2, -0.6])
 M23 = RNG.uniform(-1.0, 1.0, (2, 3))
 N23 = RNG.uniform(-1.0, 1.0, (2, 3))
+N33 = RNG.uniform(-0.3, 0.3, (3, 3))
+SPD3 = np.array([[2.0, 0.5, 0.1], [0.5, 1.0, 0.2], [0.1, 0.2, 1.5]])
 
 
 # each result is pushed through a non-linear reduction so that the adjoint reaching the
@@ -37,6 +39,11 @@ def cross_rows(a, b): return np.sum(np.cross(a, b) ** 2)
 def outer(a, b): return np.sum(np.outer(a, b) ** 2 * np.outer(a, a))
 def sum_axis(a): return np.sum(np.sum(a, axis=0) ** 2) + np.sum(np.sin(a.sum(axis=-1)))
 def where(x, y): return np.sum(np.where(x > 0.8, x * y, np.sin(y)) ** 2)
+def cholesky(a): return np.sum(np.sin(np.linalg.cholesky(a)))
+def solve(a, b): return np.sum(np.linalg.solve(a, b) ** 2)
+def solve_matrix(a, b): return np.sum(np.linalg.solve(a, b) ** 2)
+def inv(a): return np.sum(np.linalg.inv(a) ** 2)
+def det(a): return np.linalg.det(a) ** 2
 def clip(a): return np.sum(np.clip(a, -0.5, a_max=0.5) * a) + np.sum(a.clip(-0.2, 0.3) ** 3)
 
 
@@ -60,6 +67,12 @@ CASES = [
     (sum_axis, (M23,), 0, ["np.sum"]),
     (where, (V6, V6[::-1].copy()), (0, 1), ["np.where"]),
     (clip, (M23,), 0, ["np.clip"]),
+    # not symmetric: cholesky reads the lower triangle, and the check perturbs every entry
+    (cholesky, (SPD3 + np.triu(N33, 1),), 0, ["np.linalg.cholesky"]),
+    (solve, (SPD3 + N33, V3), (0, 1), ["np.linalg.solve"]),
+    (solve_matrix, (SPD3 + N33, SPD3), (0, 1), []),
+    (inv, (SPD3 + N33,), 0, ["np.linalg.inv"]),
+    (det, (SPD3 + N33,), 0, []),
 ]
 IDS = [c[0].__name__ for c in CASES]
 
@@ -86,9 +99,10 @@ def test_jvp(f, args, argnums, _):
     check_jvp(f, *args)
 
 
-# cross_rows is left out of hvp: its forward-over-reverse program takes over a minute to
-# compile, and `cross` covers np.cross under hvp
-HVP_CASES = [c for c in CASES if c[0] is not cross_rows]
+# left out of hvp, for compile time (each forward-over-reverse program takes over a minute
+# to compile): cross_rows (`cross` covers np.cross under hvp) and the two solves (their
+# reverse helpers are forward-differentiated through `inv`'s and `det`'s rules)
+HVP_CASES = [c for c in CASES if c[0] not in (cross_rows, solve, solve_matrix)]
 
 
 @pytest.mark.parametrize("f,args,argnums,_", HVP_CASES, ids=[c[0].__name__ for c in HVP_CASES])

@@ -219,10 +219,13 @@ def rev_array_op(ctx, stmt, e, site):
     for k, a in zip(op.diff_args, diff):
         if not ctx.active_array(a):
             continue
+        shadow = ctx.shadow_of(a, stmt.loc, e)
+        if op.kind == "nonlinear":
+            e.call(op.transposes[k], [g, target] + list(site.args) + [shadow], hint="void")
+            continue
         other = [] if op.kind == "linear" else [diff[1 - k]]
         static = [v for v in site.args if v not in diff]  # axis=, ...: after the shadow
-        e.call(op.transposes[k], [g] + other + [ctx.shadow_of(a, stmt.loc, e)] + static,
-               hint="void")
+        e.call(op.transposes[k], [g] + other + [shadow] + static, hint="void")
 
 
 def rev_getattr(ctx, stmt, e):

@@ -14,7 +14,8 @@ import threading
 
 from numba.core import types
 
-from ...capture.normalise import after_rewrite, normalise
+from ...capture.normalise import normalise
+from ...ir.checks import after_rewrite
 from ...capture.typed_ir import capture, py_function_of
 from ...compile.dispatcher import generated_dispatcher
 from ...errors import AdjitError

@@ -20,15 +20,16 @@ when that array holds what it held at the matching forward point. Element writes
 arguments stay readable; arrays modified in ways that are not undone (slice writes,
 ``a += b``, calls that may write) are never read by the reverse pass.
 """
+import operator
+
 import numpy as np
 from numba.core import ir, types
 
 from ...ir.builder import fresh_name
 
-from ...rules import lookup
-from ...rules.arrays import ALLOCATIONS, fresh_shadow, lookup_array
+from ...rules.arrays import ALLOCATIONS, fresh_shadow
 from ..analysis import call_writes, callee_draws_random, is_float_array
-from ..calls import (array_op_site, elementwise_parts, emit_array_op, has_rule,
+from ..calls import (array_op_site, call_name, elementwise_parts, emit_array_op, has_rule,
                      matmul_parts)
 
 
@@ -64,6 +65,12 @@ def is_element_index(typ, ndim):
     if isinstance(typ, types.BaseTuple):
         return len(typ.types) == ndim and all(isinstance(t, types.Integer) for t in typ.types)
     return ndim == 1 and isinstance(typ, types.Integer)
+
+
+_OPERATOR_SYMBOLS = {operator.add: "+", operator.sub: "-", operator.mul: "*",
+                     operator.truediv: "/", operator.pow: "**", operator.matmul: "@",
+                     operator.iadd: "+=", operator.isub: "-=", operator.imul: "*=",
+                     operator.itruediv: "/="}
 
 
 class Shadows:
@@ -469,16 +476,13 @@ class Shadows:
         value = self.definition(name)
         if isinstance(value, ir.Expr) and value.op == "call":
             callee = self.callee_object(value.func)
-            fname = getattr(callee, "__name__", None) or getattr(
-                getattr(callee, "py_func", None), "__name__", None)
-            if fname is None:
+            if callee is None:
                 key, _ = self.callee_key(value.func)
-                fname = key[1] if isinstance(key, tuple) else "a function"
-            module = getattr(callee, "__module__", "") or ""
-            prefix = "np." if module.startswith("numpy") else ""
-            return f"'{prefix}{fname}(...)'"
+                return f"'{call_name(key)}(...)'" if key is not None else "a call's result"
+            return f"'{call_name(callee)}(...)'"
         if isinstance(value, ir.Expr) and value.op in ("binop", "inplace_binop"):
-            return f"the result of '{getattr(value.fn, '__name__', value.fn)}'"
+            symbol = _OPERATOR_SYMBOLS.get(value.fn, getattr(value.fn, "__name__", value.fn))
+            return f"the result of '{symbol}'"
         return "an intermediate array"
 
     def readable(self, name, reads_data=True, remat=True):

@@ -1,0 +1,106 @@
+"""Rules for ``np.linalg``: Cholesky factor, solve, inverse (``defnonlinear``) and
+determinant (``defarrayvjp``), with the standard adjoints. Each helper is plain ``@njit``
+code over NumPy calls that have rules themselves, so forward mode can differentiate the
+reverse helpers again (``hvp``). Test cases: ``tests/rules/test_array_ops.py``.
+
+``np.linalg.cholesky`` reads only the lower triangle of its argument (Numba's and NumPy's
+both), so its derivative is that of ``A -> cholesky(tril(A) + tril(A, -1).T)``: an entry
+below the diagonal counts for itself and its mirror, entries above get no adjoint.
+"""
+import numba
+import numpy as np
+
+from .arrays import defarrayvjp
+from .registry import defnonlinear
+
+
+@numba.njit
+def _lower_mirrored(d):
+    """``tril(d) + tril(d, -1).T``: the symmetric matrix Cholesky sees for input ``d``."""
+    n = d.shape[0]
+    out = np.empty((n, n))
+    for i in range(n):
+        for j in range(i + 1):
+            out[i, j] = d[i, j]
+            out[j, i] = d[i, j]
+    return out
+
+
+@numba.njit
+def _phi(x):
+    """The lower triangle of ``x`` with its diagonal halved."""
+    n = x.shape[0]
+    out = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i):
+            out[i, j] = x[i, j]
+        out[i, i] = 0.5 * x[i, i]
+    return out
+
+
+def _cholesky_jvp(ans, a, da):
+    """``dL = L phi(L^-1 dA L^-T)`` for the symmetric ``dA`` the factorisation sees."""
+    left = np.linalg.solve(ans, _lower_mirrored(da))
+    m = np.linalg.solve(ans, left.T.copy())  # L^-1 (L^-1 dA)^T = L^-1 dA L^-T
+    return ans @ _phi(m)
+
+
+def _cholesky_vjp(g, ans, a, shadow):
+    """``S = L^-T phi(L^T g) L^-1``; an entry below the diagonal gets ``S_ij + S_ji``."""
+    p = _phi(ans.T @ g)
+    lt = ans.T.copy()
+    right = np.linalg.solve(lt, p)               # L^-T P
+    s = np.linalg.solve(lt, right.T.copy()).T    # L^-T P L^-1
+    n = ans.shape[0]
+    for i in range(n):
+        shadow[i, i] += s[i, i]
+        for j in range(i):
+            shadow[i, j] += s[i, j] + s[j, i]
+
+
+def _solve_jvp_a(ans, a, b, da):
+    """``x = A^-1 b``: ``dx = -A^-1 dA x``."""
+    return -np.linalg.solve(a, da @ ans)
+
+
+def _solve_jvp_b(ans, a, b, db):
+    return np.linalg.solve(a, db)
+
+
+def _solve_vjp_a(g, ans, a, b, shadow):
+    """``A_bar = -A^-T g x^T``."""
+    n = a.shape[0]
+    bbar = np.linalg.solve(a.T.copy(), g).reshape(n, -1)  # one code path for 1-D and 2-D b
+    shadow -= bbar @ ans.reshape(n, -1).T
+
+
+def _solve_vjp_b(g, ans, a, b, shadow):
+    """``b_bar = A^-T g``."""
+    shadow += np.linalg.solve(a.T.copy(), g)
+
+
+def _inv_jvp(ans, a, da):
+    """``d(A^-1) = -A^-1 dA A^-1``."""
+    return -(ans @ da @ ans)
+
+
+def _inv_vjp(g, ans, a, shadow):
+    """``A_bar = -A^-T g A^-T``."""
+    shadow -= ans.T @ g @ ans.T
+
+
+def _det_update(g, ans, a, shadow):
+    """``A_bar = g det(A) A^-T``."""
+    shadow += (g * ans) * np.linalg.inv(a).T
+
+
+def _det_tangent(ans, a, da):
+    """``d det(A) = det(A) tr(A^-1 dA)``."""
+    return ans * np.sum(np.linalg.inv(a).T * da)
+
+
+defnonlinear([np.linalg.cholesky], [_cholesky_vjp], [_cholesky_jvp], ndims=(2,))
+defnonlinear([np.linalg.solve], [_solve_vjp_a, _solve_vjp_b], [_solve_jvp_a, _solve_jvp_b],
+             nargs=(2,))
+defnonlinear([np.linalg.inv], [_inv_vjp], [_inv_jvp], ndims=(2,))
+defarrayvjp((np.linalg.det,), [_det_update], [_det_tangent], ndims=(2,))

@@ -305,3 +305,15 @@ def _reads_only(q, p):
 def test_array_argument_that_is_only_read_is_not_reported_written():
     g = adjit.grad(lambda x, a: _reads_only(a, x), argnums=0)
     assert g(2.0, np.ones(3)) == 3.0
+
+
+def _unused_overflowing_array(x):
+    t = np.exp(800.0 * x)
+    u = x * t  # noqa: F841 (never used)
+    return np.sum(x * x)
+
+
+def test_overflow_in_an_unused_array_expression():
+    x = np.ones(3)
+    np.testing.assert_array_equal(adjit.grad(_unused_overflowing_array)(x), 2.0 * x)
+    np.testing.assert_array_equal(adjit.hvp(_unused_overflowing_array)(x, x), 2.0 * x)

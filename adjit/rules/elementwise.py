@@ -12,7 +12,8 @@ import numba
 from numba.core import types
 from numba.extending import overload
 
-from .core import MINUS_ONE, ONE, ArgPartial, FuncPartial, deflinear, nondiff
+from .core import (MINUS_ONE, ONE, ArgPartial, FuncPartial, adjoint_product, deflinear,
+                   nondiff)
 
 
 def _at(a, i, j):
@@ -116,7 +117,7 @@ def elementwise_update(partial, arity):
                 total = 0.0
                 for i in range(rows):
                     for j in range(cols):
-                        v = _at(g, i, j) * d(_at(ans, i, j), _at(a0, i, j))
+                        v = adjoint_product(_at(g, i, j), d(_at(ans, i, j), _at(a0, i, j)))
                         _add_at(shadow, i, j, v)
                         total += v
                 return total
@@ -130,7 +131,8 @@ def elementwise_update(partial, arity):
                 total = 0.0
                 for i in range(rows):
                     for j in range(cols):
-                        v = _at(g, i, j) * d(_at(ans, i, j), _at(a0, i, j), _at(a1, i, j))
+                        v = adjoint_product(_at(g, i, j),
+                                            d(_at(ans, i, j), _at(a0, i, j), _at(a1, i, j)))
                         _add_at(shadow, i, j, v)
                         total += v
                 return total

@@ -259,3 +259,20 @@ def test_jvp_copies_in_place_updates_without_tangents():
     value, tangent = adjit.jvp(inactive_in_place)(x, np.ones(3))
     assert value == pytest.approx(12.0 * np.sum(x), rel=1e-14)
     assert tangent == pytest.approx(36.0, rel=1e-14)
+
+
+def test_gp_lml_benchmark_in_every_mode():
+    # Cholesky, x[:, None] broadcasting and np.diag: the suite's gp_lml workload
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir))
+    from bench.gp_lml import gp_lml, hand_grad
+    from adjit.testing import check_grad, check_jvp
+    x = 0.2 * np.arange(8.0)
+    y = np.random.default_rng(0).standard_normal(8)
+    grads = check_grad(gp_lml, x, y, 1.0, argnums=(0, 1, 2))
+    for got, want in zip(grads, hand_grad(x, y, 1.0)):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    check_jvp(gp_lml, x, y, 1.0)
+    # its HVP works too (checked by hand); at over a minute of compilation it is left to
+    # the parts it is made of: test_hvp[cholesky], test_hvp[diag] and the broadcasting tests

@@ -30,6 +30,8 @@ def parse(argv):
                    help="seconds one program may take before it counts as a crash")
     p.add_argument("--time-limit", type=float, default=None,
                    help="stop after this many seconds and report what was checked")
+    p.add_argument("--recycle", type=int, default=20,
+                   help="programs per worker process before a fresh one starts (default 20)")
     p.add_argument("--inprocess", action="store_true",
                    help="check in this process (no protection against hard crashes)")
     p.add_argument("--no-checks", action="store_true",
@@ -39,6 +41,8 @@ def parse(argv):
                         "and print the smaller program")
     p.add_argument("--show", action="store_true", help="print each program before checking")
     p.add_argument("--quiet", action="store_true", help="no per-program progress lines")
+    p.add_argument("--summarise", default=None, metavar="JSONL",
+                   help="print (and with --out write) the summary of an earlier --jsonl log")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--indices", default="", help=argparse.SUPPRESS)
     return p.parse_args(argv)
@@ -49,6 +53,21 @@ def progress_line(rec, done, total, t0):
     st = " ".join(f"{m}={o['status']}" for m, o in rec["outcomes"].items())
     return (f"[{done}/{total} {time.time() - t0:6.0f}s] #{rec['index']:<5} {rec['kind']:<6} "
             f"{st}  ({rec['seconds']:.1f} s)")
+
+
+def summarise(path, modes, out):
+    """The summary (and report) of the records of an earlier run's JSON log."""
+    import json
+
+    from . import report
+    with open(path) as fh:
+        records = sorted((json.loads(ln) for ln in fh if ln.strip()),
+                         key=lambda r: (r["seed"], r["index"]))
+    print(report.summary_text(records, modes, None))
+    if out:
+        with open(out, "w") as fh:
+            fh.write(report.markdown(records, modes, None, f"--summarise {path}"))
+    return 1 if report.failures(records) else 0
 
 
 def main(argv=None):
@@ -62,6 +81,8 @@ def main(argv=None):
         from .runner import worker_main
         return worker_main(args.seed, args.kind, [int(i) for i in args.indices.split(",")],
                            modes)
+    if args.summarise:
+        return summarise(args.summarise, modes, args.out)
     if args.shrink:
         if args.only is None or args.shrink not in MODES:
             sys.exit("--shrink MODE needs --only INDEX and a mode of grad, jvp, hvp")
@@ -103,7 +124,7 @@ def main(argv=None):
                   modes=modes, jobs=args.jobs, timeout=args.timeout,
                   keep_going=args.keep_going, isolate=not args.inprocess,
                   checks=not args.no_checks, on_record=on_record,
-                  time_limit=args.time_limit)
+                  time_limit=args.time_limit, recycle=args.recycle)
     elapsed = time.time() - t0
     print(report.summary_text(records, modes, elapsed))
     fails = report.failures(records)

@@ -32,6 +32,7 @@ def _scalar_helper(pg, name, helpers, returns):
     scope.floats = ["u", "v"] + [d for d, _ in defaults]
     scope.ints = ["cnt"] if len(params) == 3 else []
     scope.helpers = list(helpers)
+    pg.ret_kind = returns
     body = pg.block(scope, r.randint(1, 3), in_helper=True)
     extra = "".join(f" + 0.5 * {t}" for t in pg.sink_terms(scope, limit=2))
     if returns == "tuple":
@@ -41,6 +42,18 @@ def _scalar_helper(pg, name, helpers, returns):
     sig = ", ".join([p for p, _ in params] + [f"{d}={v}" for d, v in defaults])
     lines = ["@numba.njit", f"def {name}({sig}):"] + _indent(body + [ret])
     return Helper(name, params, defaults, returns), lines
+
+
+def _recursive_helper(pg, name, helpers):
+    """A self-recursive scalar ``@njit`` helper; its depth is an int argument."""
+    ex = pg.ex
+    scope = Scope()
+    scope.floats, scope.ints, scope.helpers = ["u", "v"], ["cnt"], list(helpers)
+    lines = ["@numba.njit", f"def {name}(u, v, cnt):", "    if cnt <= 0:",
+             f"        return {ex.fexpr(scope, 2)}",
+             f"    return 0.5 * {name}({ex.bounded(scope, 1)}, {ex.bounded(scope, 1)}, "
+             f"cnt - 1) + {ex.fexpr(scope, 1)}"]
+    return Helper(name, [("u", "f"), ("v", "f"), ("cnt", "i")], [], "float"), lines
 
 
 def _array_helper(pg, name, helpers):
@@ -157,7 +170,10 @@ def generate(seed, index, kind="scalar"):
     helpers, chunks = [], []
     for j in range(rng.randint(0, 2)):
         returns = "tuple" if rng.random() < 0.3 else "float"
-        h, lines = _scalar_helper(pg, f"h{j}", helpers, returns)
+        if rng.random() < 0.15:
+            h, lines = _recursive_helper(pg, f"h{j}", helpers)
+        else:
+            h, lines = _scalar_helper(pg, f"h{j}", helpers, returns)
         helpers.append(h)
         chunks.append(lines)
     if kind == "array":
@@ -167,6 +183,7 @@ def generate(seed, index, kind="scalar"):
             chunks.append(lines)
     scope = Scope()
     scope.helpers = helpers
+    pg.ret_kind = "float"
     names, setup = _signature(pg, kind, scope)
     body = setup + pg.block(scope, rng.randint(4, 13 if kind == "scalar" else 11))
     body.append(_final_return(pg, scope))

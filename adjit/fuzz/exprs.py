@@ -47,6 +47,8 @@ _ARRAY_UNARY = [
     ("np.sqrt(1.0 + {0} * {0})", 2), ("np.log(1.0 + {0} * {0})", 2), ("np.abs({})", 1),
     ("np.arctan({})", 1), ("({} ** 2)", 2), ("(-{})", 1), ("np.exp(-({0} * {0}))", 1),
     ("({0} / (1.0 + {0} * {0}))", 1), ("np.log1p({0} * {0})", 1),
+    ("np.cumsum({})", 1), ("({}).cumsum()", 0.5), ("np.copy({})", 0.5), ("np.ravel({})", 0.3),
+    ("({}).copy()", 0.3),
 ]
 _ARRAY_BINARY = [
     ("({} + {})", 4), ("({} - {})", 3), ("({} * {})", 5), ("({0} / (1.0 + {1} * {1}))", 1),
@@ -55,7 +57,15 @@ _ARRAY_BINARY = [
 _REDUCTIONS = [
     ("np.sum({})", 5), ("({}).sum()", 1), ("np.dot({}, {})", 3), ("np.mean({})", 1),
     ("np.max({})", 1), ("np.min({})", 1), ("np.prod(1.0 + 0.1 * np.tanh({}))", 1),
-    ("np.linalg.norm({})", 1), ("(({}) @ ({}))", 1),
+    ("np.linalg.norm({})", 1), ("(({}) @ ({}))", 1), ("np.sum(np.outer({0}, {1}))", 0.5),
+    ("np.sum(np.outer({0}, {1}) @ {1})", 0.5), ("np.sum(np.cumsum({0}) * {1})", 0.5),
+]
+# reductions involving an m x m matrix {M}
+_MATRIX_REDUCTIONS = [
+    "np.sum({M} * {M})", "np.sum(np.sin({M}) @ {M}.T)", "np.sum({M}.T * {s})",
+    "np.dot(np.ravel({M}), np.ravel({M}))", "np.sum(np.outer({a}, {b}) * {M})",
+    "np.sum(np.transpose({M}) @ {a})", "np.sum({M}.reshape({n}) * {s})",
+    "({M}.sum())", "np.sum(np.tanh({M} @ {M}))", "np.max({M} @ {a})",
 ]
 
 
@@ -207,6 +217,8 @@ class ExprGen:
         r = self.rng
         hs = [h for h in scope.helpers if h.returns == want and not h.arrays]
         h = r.choice(hs)
+        if scope.tuples and h.params == [("u", "f"), ("v", "f")] and r.random() < 0.3:
+            return f"{h.name}(*{self.use(scope.tuples)})"       # f(*t)
         args = []
         use_kw = r.random() < 0.25
         for name, kind in h.params:
@@ -283,5 +295,10 @@ class ExprGen:
         if r.random() < 0.1 and len(scope.arrays) >= 1:
             a, b = r.choice(scope.arrays), r.choice(scope.arrays)
             return r.choice([f"np.sum({a}[1:] * {b}[:-1])", f"np.dot({a}[1:], {b}[:-1])"])
+        if scope.matrices and r.random() < 0.2:
+            M = self.use(scope.matrices)
+            return r.choice(_MATRIX_REDUCTIONS).format(
+                M=M, s=self.fexpr(scope, 1), a=self.aexpr(scope, depth),
+                b=self.aexpr(scope, depth), n=f"{M}.size")
         t = _pick(r, _REDUCTIONS)
         return t.format(self.aexpr(scope, depth), self.aexpr(scope, depth))

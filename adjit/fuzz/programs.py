@@ -69,6 +69,7 @@ class ProgramGen:
         self.count = 0
         self.writes_args = False
         self.param_arrays = set()
+        self.ret_kind = "float"      # what a return in the function being built returns
 
     def fresh(self, prefix):
         """A new, unique local name (counted as not read yet)."""
@@ -136,7 +137,7 @@ class ProgramGen:
             opts.append(("tcall", 1.2))
         if scope.loop_depth:
             opts.append(("brk", 1.2))
-        if scope.depth > 0 and not in_helper:
+        if scope.depth > 0:
             opts.append(("ret", 0.5))
         if scope.arrays:
             opts += [("newarr", 1.5 if compound else 0.5), ("aassign", 1.5), ("reduce", 2)]
@@ -218,8 +219,10 @@ class ProgramGen:
 
     def s_ret(self, scope, budget, in_helper):
         """An early return under a condition."""
-        return [f"if {self.ex.cond(scope, 1)}:",
-                f"    return {self.ex.fexpr(scope, 2)}"], 1
+        value = self.ex.fexpr(scope, 2)
+        if self.ret_kind == "tuple":
+            value += f", {self.ex.fexpr(scope, 1)}"
+        return [f"if {self.ex.cond(scope, 1)}:", f"    return {value}"], 1
 
     def s_if(self, scope, budget, in_helper):
         """if / elif / else with nested blocks."""
@@ -245,13 +248,16 @@ class ProgramGen:
         body.loop_depth += 1
         body.loop_kind = "for"
         i = self.fresh("i")
+        ex_f = lambda sc: self.ex.fexpr(sc, 1)      # noqa: E731
         ints = [n for n in scope.ints if not n.startswith("k")]
         cap = 5 if scope.loop_depth == 0 else 3
         opts = [f"range({r.randint(2, cap)})", f"range({r.randint(3, cap + 1)}, 0, -1)",
                 f"range(0, {r.randint(3, cap + 2)}, 2)"]
         if ints:
             n = r.choice(ints)
-            opts += [f"range({n})", f"range(1, {n} + 1)", f"range({n})"]
+            opts += [f"range({n})", f"range(1, {n} + 1)", f"range({n})", f"range(min({n}, 3))"]
+        if scope.floats and r.random() < 0.15:      # trip count from a float value
+            opts = [f"range(int(1.0 + 2.0 * abs(math.sin({ex_f(scope)}))))"]
         header = f"for {i} in {r.choice(opts)}:"
         body.ints.append(i)
         if scope.arrays and r.random() < 0.5:

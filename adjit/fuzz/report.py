@@ -55,14 +55,20 @@ def messages_text(records, status, modes, limit=40):
 def timing_text(records, elapsed):
     """Wall time, time per program and per mode, and the slowest programs."""
     if not records:
-        return f"{elapsed:.0f} s, no programs"
+        return "no programs"
     per_mode = defaultdict(list)
     for r in records:
         for m, o in r["outcomes"].items():
             per_mode[m].append(o["seconds"])
-    lines = [f"{len(records)} programs in {elapsed:.0f} s wall "
-             f"({elapsed / len(records):.1f} s per program; "
-             f"checking time {sum(r['seconds'] for r in records) / len(records):.1f} s mean)"]
+    if elapsed is None:                   # a summary of a log: no wall time known
+        elapsed = sum(r["seconds"] for r in records)
+        lines = [f"{len(records)} programs, {elapsed:.0f} s of checking in total "
+                 f"({elapsed / len(records):.1f} s per program)"]
+    else:
+        lines = [f"{len(records)} programs in {elapsed:.0f} s wall "
+                 f"({elapsed / len(records):.1f} s per program; "
+                 f"checking time {sum(r['seconds'] for r in records) / len(records):.1f} s "
+                 f"mean)"]
     lines.append("mean seconds per mode (compile + check): " + ", ".join(
         f"{m} {sum(v) / len(v):.1f}" for m, v in per_mode.items()))
     slow = sorted(records, key=lambda r: -r["seconds"])[:3]

@@ -97,21 +97,32 @@ class _Worker:
         self.log.close()
 
 
-def run_isolated(seed, kind, indices, modes, jobs, timeout, checks, on_record, stop):
+def run_isolated(seed, kind, indices, modes, jobs, timeout, checks, on_record, stop,
+                 recycle=20):
     """Check ``indices`` in ``jobs`` worker processes; ``on_record`` gets every record;
-    ``stop()`` returning True ends the run early."""
+    ``stop()`` returning True ends the run early. A worker checks at most ``recycle``
+    programs: Numba's compiled code piles up in a process and slows it down."""
     logdir = tempfile.mkdtemp(prefix="adjit-fuzz-logs-")
-    pending = [indices[w::jobs] for w in range(jobs)]
+    queue = list(indices)
     sel = selectors.DefaultSelector()
 
-    def spawn(idx):
-        """Start a worker on ``idx`` (nothing when it is empty)."""
-        if idx:
-            w = _Worker(seed, kind, idx, modes, checks, logdir)
+    def spawn(leftover=()):
+        """Start a worker on the leftover indices of a finished one, else the queue."""
+        queue[:0] = list(leftover)
+        if queue:
+            w = _Worker(seed, kind, queue[:recycle], modes, checks, logdir)
+            del queue[:recycle]
             sel.register(w.proc.stdout, selectors.EVENT_READ, w)
 
-    for idx in pending:
-        spawn(idx)
+    def lost(w, message):
+        """Record the program a dead or stalled worker was checking."""
+        on_record(_crash_record(seed, w.current, kind, modes, message, w.log_tail(),
+                                time.time() - w.started))
+        w.indices.remove(w.current)
+        w.current = None
+
+    for _ in range(jobs):
+        spawn()
     try:
         while sel.get_map() and not stop():
             for key, _ in sel.select(timeout=5.0):
@@ -129,10 +140,7 @@ def run_isolated(seed, kind, indices, modes, jobs, timeout, checks, on_record, s
                     sel.unregister(w.proc.stdout)
                     code = w.proc.wait()
                     if w.current is not None:
-                        on_record(_crash_record(
-                            seed, w.current, kind, modes, f"worker died (exit status {code})",
-                            w.log_tail(), time.time() - w.started))
-                        w.indices.remove(w.current)
+                        lost(w, f"worker died (exit status {code})")
                     w.kill()
                     spawn(w.indices)
             for key in list(sel.get_map().values()):
@@ -140,10 +148,7 @@ def run_isolated(seed, kind, indices, modes, jobs, timeout, checks, on_record, s
                 if w.current is not None and time.time() - w.started > timeout:
                     sel.unregister(w.proc.stdout)
                     w.kill()
-                    on_record(_crash_record(seed, w.current, kind, modes,
-                                            f"timeout: no result within {timeout:g} s",
-                                            w.log_tail(), time.time() - w.started))
-                    w.indices.remove(w.current)
+                    lost(w, f"timeout: no result within {timeout:g} s")
                     spawn(w.indices)
     finally:
         for key in list(sel.get_map().values()):
@@ -164,7 +169,8 @@ def run_inprocess(seed, kind, indices, modes, on_record, stop, transforms=None):
 
 
 def run(n, seed=0, kind="all", start=0, only=None, modes=MODES, jobs=1, timeout=600.0,
-        keep_going=False, isolate=True, checks=True, on_record=None, time_limit=None):
+        keep_going=False, isolate=True, checks=True, on_record=None, time_limit=None,
+        recycle=20):
     """Check programs ``start .. start+n-1`` (or just ``only``); return their records, in
     index order. Without ``keep_going`` the run stops at the first wrong or crash; after
     ``time_limit`` seconds it stops too (programs still being checked are dropped)."""
@@ -184,7 +190,8 @@ def run(n, seed=0, kind="all", start=0, only=None, modes=MODES, jobs=1, timeout=
         return not keep_going and any(is_failure(r) for r in records)
 
     if isolate:
-        run_isolated(seed, kind, indices, modes, max(1, jobs), timeout, checks, collect, stop)
+        run_isolated(seed, kind, indices, modes, max(1, jobs), timeout, checks, collect, stop,
+                     max(1, recycle))
     else:
         import adjit.config
         adjit.config.CHECKS = checks

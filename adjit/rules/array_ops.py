@@ -41,8 +41,15 @@ def _reverse_sum_axis(g, shadow, axis):
             shadow[i, j] += g[j] if axis == 0 else g[i]
 
 
+def _reverse_diag(g, shadow):
+    """``np.diag(x)`` of a 2-D ``x`` reads its diagonal: ``shadow[i, i] += g[i]``."""
+    for i in range(g.shape[0]):
+        shadow[i, i] += g[i]
+
+
 deflinear_array([np.copy, m("copy")], _add_same_shape, ndims=(1, 2, 3))
 deflinear_array([np.sum], _reverse_sum_axis, ndims=(2,), nargs=(2,))
+deflinear_array([np.diag], _reverse_diag, ndims=(2,))
 deflinear_array([m("flatten"), np.ravel, m("ravel")], _add_flat)
 deflinear_array([np.cumsum, m("cumsum")], _reverse_cumsum, ndims=(1,))
 

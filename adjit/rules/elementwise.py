@@ -6,7 +6,9 @@ helper ``update(g, ans, a0[, a1], shadow)`` walks every element of ``ans`` (1-D 
 ``v = g[i] * d_k(ans[i], a0[i], a1[i])``, adds ``v`` into ``shadow[i]`` when ``shadow`` is an
 array, and returns the sum of the ``v`` (the adjoint of a scalar operand). A scalar
 operand is read as the same value at every position. Arrays of another shape than
-``ans`` (NumPy broadcasting) raise ``ValueError`` instead of being read out of bounds.
+``ans`` follow NumPy broadcasting: a 1-D operand lines up with the last axis of a 2-D
+result, and an axis of length 1 is read at 0; its shadow then sums the adjoints over the
+broadcast positions. Shapes that do not broadcast raise ``ValueError``.
 """
 import numba
 from numba.core import types
@@ -22,10 +24,12 @@ def _at(a, i, j):
 
 @overload(_at)
 def _at_impl(a, i, j):
+    # NumPy broadcasting: a 1-D operand lines up with the last axis, and an axis of
+    # length 1 is read at 0 whatever the position along it
     if isinstance(a, types.Array):
         if a.ndim == 1:
-            return lambda a, i, j: a[j]
-        return lambda a, i, j: a[i, j]
+            return lambda a, i, j: a[j if a.shape[0] != 1 else 0]
+        return lambda a, i, j: a[i if a.shape[0] != 1 else 0, j if a.shape[1] != 1 else 0]
     return lambda a, i, j: a
 
 
@@ -35,29 +39,33 @@ def _add_at(shadow, i, j, v):
 
 @overload(_add_at)
 def _add_at_impl(shadow, i, j, v):
+    # a broadcast operand's shadow sums the adjoints over the axes it was broadcast along
     if isinstance(shadow, types.Array):
         if shadow.ndim == 1:
             def add1(shadow, i, j, v):
-                shadow[j] += v
+                shadow[j if shadow.shape[0] != 1 else 0] += v
             return add1
 
         def add2(shadow, i, j, v):
-            shadow[i, j] += v
+            shadow[i if shadow.shape[0] != 1 else 0, j if shadow.shape[1] != 1 else 0] += v
         return add2
     return lambda shadow, i, j, v: None
 
 
 def _check_shape(a, ans):
-    """Raise unless array ``a`` has the shape of ``ans`` (scalars always pass)."""
+    """Raise unless array ``a`` broadcasts to the shape of ``ans`` (every trailing axis of
+    ``a`` is as long as ``ans``'s or has length 1; scalars always pass)."""
 
 
 @overload(_check_shape)
 def _check_shape_impl(a, ans):
     if isinstance(a, types.Array):
         def check(a, ans):
-            if a.shape != ans.shape:
-                raise ValueError("adjit: elementwise operation on arrays of different "
-                                 "shapes (broadcasting) is not differentiable")
+            k = ans.ndim - a.ndim
+            for axis in range(a.ndim):
+                if a.shape[axis] != ans.shape[k + axis] and a.shape[axis] != 1:
+                    raise ValueError("adjit: operands of an elementwise operation do not "
+                                     "broadcast to its result")
         return check
     return lambda a, ans: None
 
@@ -72,6 +80,10 @@ def _dims_impl(ans):
         return lambda ans: (1, ans.shape[0])
     return lambda ans: (ans.shape[0], ans.shape[1])
 
+
+#: the broadcasting element read and shape check, which forward mode uses too
+element_at = _at
+check_broadcast = _check_shape
 
 # forward mode (forward-over-reverse) goes through these helpers too
 deflinear(_at, 0)

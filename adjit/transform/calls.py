@@ -158,7 +158,7 @@ def elementwise_parts(fn, value):
     for a in operands:
         typ = types.unliteral(fn.typeof(a.name))
         if isinstance(typ, types.Array):
-            if typ.ndim != result.ndim:
+            if typ.ndim > result.ndim:  # lower ranks broadcast (the helpers check shapes)
                 return None
         elif not isinstance(typ, (types.Float, types.Integer, types.Boolean)):
             return None

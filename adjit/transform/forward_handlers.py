@@ -17,6 +17,8 @@ from .calls import (array_op_site, call_name, classify_call, emit_array_op,
 from .partials import emit_partial
 from ..rules import NONDIFF, lookup
 from ..rules.core import ZERO, FuncPartial, lookup_linear
+from ..rules.elementwise import check_broadcast
+from ..rules.elementwise import element_at as elementwise_at
 from ..runtime import tape as tape_rt
 from .analysis import is_float, is_float_array
 
@@ -91,26 +93,25 @@ def elementwise_partial(partial, nargs):
             def at_every(ans, a):
                 out = np.empty_like(ans)
                 for i in range(ans.size):
-                    out.flat[i] = d(ans.flat[i], _element(a, i, ans.size))
+                    out.flat[i] = d(ans.flat[i], _element(a, i, ans))
                 return out
         elif partial.takes_ans:
             def at_every(ans, a, b):
                 out = np.empty_like(ans)
                 for i in range(ans.size):
-                    out.flat[i] = d(ans.flat[i], _element(a, i, ans.size),
-                                    _element(b, i, ans.size))
+                    out.flat[i] = d(ans.flat[i], _element(a, i, ans), _element(b, i, ans))
                 return out
         elif nargs == 1:
             def at_every(ans, a):
                 out = np.empty_like(ans)
                 for i in range(ans.size):
-                    out.flat[i] = d(_element(a, i, ans.size))
+                    out.flat[i] = d(_element(a, i, ans))
                 return out
         else:
             def at_every(ans, a, b):
                 out = np.empty_like(ans)
                 for i in range(ans.size):
-                    out.flat[i] = d(_element(a, i, ans.size), _element(b, i, ans.size))
+                    out.flat[i] = d(_element(a, i, ans), _element(b, i, ans))
                 return out
         wrapped = FuncPartial(lambda ans, *args: None)
         wrapped.takes_ans, wrapped.reads_ans = True, True
@@ -120,20 +121,25 @@ def elementwise_partial(partial, nargs):
     return _elementwise_cache[key]
 
 
-def _element(a, i, size):
-    """Element ``i`` of an array of ``size`` elements, or the scalar itself."""
+def _element(a, i, ans):
+    """The element of operand ``a`` that meets flat position ``i`` of the result ``ans``
+    under NumPy broadcasting, or the scalar itself."""
 
 
 @overload(_element)
-def _element_impl(a, i, size):
-    if isinstance(a, types.Array):
-        def impl(a, i, size):
-            if a.size != size:
-                raise ValueError("adjit: broadcasting between arrays of different shapes "
-                                 "has no forward rule")
-            return a.flat[i]
-        return impl
-    return lambda a, i, size: a
+def _element_impl(a, i, ans):
+    if not isinstance(a, types.Array):
+        return lambda a, i, ans: a
+    if ans.ndim == 1:
+        def impl1(a, i, ans):
+            check_broadcast(a, ans)
+            return elementwise_at(a, 0, i)
+        return impl1
+
+    def impl2(a, i, ans):
+        check_broadcast(a, ans)
+        return elementwise_at(a, i // ans.shape[1], i % ans.shape[1])
+    return impl2
 
 
 def apply_rule(ctx, stmt, e, rule, name, args):

@@ -44,6 +44,7 @@ def solve(a, b): return np.sum(np.linalg.solve(a, b) ** 2)
 def solve_matrix(a, b): return np.sum(np.linalg.solve(a, b) ** 2)
 def inv(a): return np.sum(np.linalg.inv(a) ** 2)
 def det(a): return np.linalg.det(a) ** 2
+def diag(a): return np.sum(np.sin(np.diag(a))) + np.sum(np.diag(a.T) ** 3)
 def clip(a): return np.sum(np.clip(a, -0.5, a_max=0.5) * a) + np.sum(a.clip(-0.2, 0.3) ** 3)
 
 
@@ -67,6 +68,7 @@ CASES = [
     (sum_axis, (M23,), 0, ["np.sum"]),
     (where, (V6, V6[::-1].copy()), (0, 1), ["np.where"]),
     (clip, (M23,), 0, ["np.clip"]),
+    (diag, (M23,), 0, ["np.diag"]),
     # not symmetric: cholesky reads the lower triangle, and the check perturbs every entry
     (cholesky, (SPD3 + np.triu(N33, 1),), 0, ["np.linalg.cholesky"]),
     (solve, (SPD3 + N33, V3), (0, 1), ["np.linalg.solve"]),

@@ -54,10 +54,11 @@ def counter(name):
 
 
 def is_basic_index(typ):
-    """Integers, slices and tuples of them: indexing that returns a view, not a copy."""
+    """Integers, slices, ``None`` (``np.newaxis``) and tuples of them: indexing that
+    returns a view, not a copy."""
     if isinstance(typ, types.BaseTuple):
         return all(is_basic_index(t) for t in typ.types)
-    return isinstance(typ, (types.Integer, types.SliceType))
+    return isinstance(typ, (types.Integer, types.SliceType, types.NoneType))
 
 
 def is_element_index(typ, ndim):

@@ -1,0 +1,57 @@
+"""NumPy broadcasting in elementwise operations, and ``x[:, None]`` views, in every mode:
+the adjoint of a broadcast operand sums over the axes it was broadcast along."""
+import numpy as np
+import pytest
+
+from adjit.testing import check_grad, check_hvp, check_jvp
+
+RNG = np.random.default_rng(11)
+COL = RNG.uniform(-1.0, 1.0, (3, 1))
+ROW = RNG.uniform(-1.0, 1.0, (1, 4))
+VEC = RNG.uniform(-1.0, 1.0, 4)
+MAT = RNG.uniform(-1.0, 1.0, (3, 4))
+X = 0.3 * np.arange(5.0)
+
+
+def size_one_axes(c, r):
+    return np.sum(np.sin(c * r) + c / (2.0 + r))
+
+
+def rank_extension(m, v):
+    return np.sum((m - v) ** 2 * np.exp(v))
+
+
+def newaxis_kernel(x):
+    # the pairwise-difference kernel of Gaussian-process code
+    d = x[:, None] - x[None, :]
+    return np.sum(np.exp(-0.5 * d * d))
+
+
+def newaxis_product(x, w):
+    return np.sum(np.sin(x[:, np.newaxis] * w[np.newaxis, :]) * w)
+
+
+CASES = [(size_one_axes, (COL, ROW), (0, 1)), (rank_extension, (MAT, VEC), (0, 1)),
+         (newaxis_kernel, (X,), 0), (newaxis_product, (X, X[::-1].copy()), (0, 1))]
+IDS = [c[0].__name__ for c in CASES]
+
+
+@pytest.mark.parametrize("f,args,argnums", CASES, ids=IDS)
+def test_grad(f, args, argnums):
+    check_grad(f, *args, argnums=argnums)
+
+
+@pytest.mark.parametrize("f,args,argnums", CASES, ids=IDS)
+def test_jvp(f, args, argnums):
+    check_jvp(f, *args)
+
+
+@pytest.mark.parametrize("f,args,argnums", CASES, ids=IDS)
+def test_hvp(f, args, argnums):
+    check_hvp(f, *args, argnums=argnums)
+
+
+def test_shapes_that_do_not_broadcast_raise():
+    import adjit
+    with pytest.raises(ValueError):
+        adjit.grad(rank_extension)(MAT, np.ones(3))

@@ -6,19 +6,16 @@ operand reads that operand's old value through a copy taken before the primal st
 """
 import operator
 
-import numba
 import numpy as np
 from numba.core import ir, types
-from numba.extending import overload
 
 from ..ir.builder import clone_stmt, clone_value
 from .calls import (array_op_site, call_name, classify_call, emit_array_op,
                     unsupported_detail)
+from .forward_elementwise import elementwise_partial
 from .partials import emit_partial
 from ..rules import NONDIFF, lookup
 from ..rules.core import ZERO, FuncPartial, lookup_linear
-from ..rules.elementwise import check_broadcast
-from ..rules.elementwise import element_at as elementwise_at
 from ..runtime import tape as tape_rt
 from .analysis import is_float, is_float_array
 
@@ -77,69 +74,6 @@ def fwd_constant(ctx, stmt, e):
     if ctx.active(stmt.target):
         e.assign(ctx.zero(e, stmt.target, ctx.typeof(stmt.target.name)),
                  target=_dot(stmt.target.name))
-
-
-_elementwise_cache = {}
-
-
-def elementwise_partial(partial, nargs):
-    """A scalar partial applied at every element of an array result (``np.sin(x)``,
-    ``a / b`` on arrays): a ``FuncPartial`` whose function returns the array of partials.
-    Arguments are arrays of the result's size or scalars; broadcasting is refused."""
-    key = (partial, nargs)
-    if key not in _elementwise_cache:
-        d = partial.jit
-        if partial.takes_ans and nargs == 1:
-            def at_every(ans, a):
-                out = np.empty_like(ans)
-                for i in range(ans.size):
-                    out.flat[i] = d(ans.flat[i], _element(a, i, ans))
-                return out
-        elif partial.takes_ans:
-            def at_every(ans, a, b):
-                out = np.empty_like(ans)
-                for i in range(ans.size):
-                    out.flat[i] = d(ans.flat[i], _element(a, i, ans), _element(b, i, ans))
-                return out
-        elif nargs == 1:
-            def at_every(ans, a):
-                out = np.empty_like(ans)
-                for i in range(ans.size):
-                    out.flat[i] = d(_element(a, i, ans))
-                return out
-        else:
-            def at_every(ans, a, b):
-                out = np.empty_like(ans)
-                for i in range(ans.size):
-                    out.flat[i] = d(_element(a, i, ans), _element(b, i, ans))
-                return out
-        wrapped = FuncPartial(lambda ans, *args: None)
-        wrapped.takes_ans, wrapped.reads_ans = True, True
-        wrapped.reads_args = tuple(range(nargs))
-        wrapped._jit = numba.njit(at_every)
-        _elementwise_cache[key] = wrapped
-    return _elementwise_cache[key]
-
-
-def _element(a, i, ans):
-    """The element of operand ``a`` that meets flat position ``i`` of the result ``ans``
-    under NumPy broadcasting, or the scalar itself."""
-
-
-@overload(_element)
-def _element_impl(a, i, ans):
-    if not isinstance(a, types.Array):
-        return lambda a, i, ans: a
-    if ans.ndim == 1:
-        def impl1(a, i, ans):
-            check_broadcast(a, ans)
-            return elementwise_at(a, 0, i)
-        return impl1
-
-    def impl2(a, i, ans):
-        check_broadcast(a, ans)
-        return elementwise_at(a, i // ans.shape[1], i % ans.shape[1])
-    return impl2
 
 
 def apply_rule(ctx, stmt, e, rule, name, args):

@@ -1,0 +1,72 @@
+"""Forward mode of elementwise array operations: a scalar rule's partial evaluated at
+every element of the result, with NumPy broadcasting of the operands."""
+import numba
+import numpy as np
+from numba.core import types
+from numba.extending import overload
+
+from ..rules.core import FuncPartial
+from ..rules.elementwise import check_broadcast
+from ..rules.elementwise import element_at as elementwise_at
+
+_elementwise_cache = {}
+
+
+def elementwise_partial(partial, nargs):
+    """A scalar partial applied at every element of an array result (``np.sin(x)``,
+    ``a / b`` on arrays): a ``FuncPartial`` whose function returns the array of partials.
+    Arguments are arrays of the result's size or scalars; broadcasting is refused."""
+    key = (partial, nargs)
+    if key not in _elementwise_cache:
+        d = partial.jit
+        if partial.takes_ans and nargs == 1:
+            def at_every(ans, a):
+                out = np.empty_like(ans)
+                for i in range(ans.size):
+                    out.flat[i] = d(ans.flat[i], _element(a, i, ans))
+                return out
+        elif partial.takes_ans:
+            def at_every(ans, a, b):
+                out = np.empty_like(ans)
+                for i in range(ans.size):
+                    out.flat[i] = d(ans.flat[i], _element(a, i, ans), _element(b, i, ans))
+                return out
+        elif nargs == 1:
+            def at_every(ans, a):
+                out = np.empty_like(ans)
+                for i in range(ans.size):
+                    out.flat[i] = d(_element(a, i, ans))
+                return out
+        else:
+            def at_every(ans, a, b):
+                out = np.empty_like(ans)
+                for i in range(ans.size):
+                    out.flat[i] = d(_element(a, i, ans), _element(b, i, ans))
+                return out
+        wrapped = FuncPartial(lambda ans, *args: None)
+        wrapped.takes_ans, wrapped.reads_ans = True, True
+        wrapped.reads_args = tuple(range(nargs))
+        wrapped._jit = numba.njit(at_every)
+        _elementwise_cache[key] = wrapped
+    return _elementwise_cache[key]
+
+
+def _element(a, i, ans):
+    """The element of operand ``a`` that meets flat position ``i`` of the result ``ans``
+    under NumPy broadcasting, or the scalar itself."""
+
+
+@overload(_element)
+def _element_impl(a, i, ans):
+    if not isinstance(a, types.Array):
+        return lambda a, i, ans: a
+    if ans.ndim == 1:
+        def impl1(a, i, ans):
+            check_broadcast(a, ans)
+            return elementwise_at(a, 0, i)
+        return impl1
+
+    def impl2(a, i, ans):
+        check_broadcast(a, ans)
+        return elementwise_at(a, i // ans.shape[1], i % ans.shape[1])
+    return impl2

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 import adjit
-from adjit.errors import UnsupportedError
 from adjit.testing import check_grad
 
 X1 = np.linspace(0.1, 0.9, 10)
@@ -94,11 +93,14 @@ def test_written_result_is_saved_as_a_copy():
     check_grad(written_then_read, X1)
 
 
-def test_broadcasting_different_ranks_is_refused():
-    with pytest.raises(UnsupportedError):
-        adjit.grad(broadcast, (0, 1))(X2, Y1)
+def test_broadcasting_different_ranks():
+    check_grad(broadcast, X2, X2[0].copy(), argnums=(0, 1))
 
 
-def test_broadcasting_same_rank_raises_at_run_time():
+def test_broadcasting_a_length_one_axis():
+    check_grad(broadcast, X2, X2[:1].copy(), argnums=(0, 1))
+
+
+def test_shapes_that_do_not_broadcast_raise_at_run_time():
     with pytest.raises(ValueError):
-        adjit.grad(broadcast, (0, 1))(X2, X2[:1])
+        adjit.grad(broadcast, (0, 1))(X2, X2[:, :1].T.copy()[:, :2])

@@ -24,12 +24,14 @@ def _scalar_helper(pg, name, helpers, returns):
     """A scalar ``@njit`` helper (float or tuple result), maybe with an int parameter
     and a keyword parameter with a default."""
     r, ex = pg.rng, pg.ex
-    params = [("u", "f"), ("v", "f")]
+    takes_tuple = r.random() < 0.2
+    params = [("pair", "t") if takes_tuple else ("u", "f"), ("v", "f")]
     if r.random() < 0.3:
         params.append(("cnt", "i"))
     defaults = [("s", r.choice(["0.5", "1.5", "2.0"]))] if r.random() < 0.4 else []
     scope = Scope()
-    scope.floats = ["u", "v"] + [d for d, _ in defaults]
+    scope.floats = ([] if takes_tuple else ["u"]) + ["v"] + [d for d, _ in defaults]
+    scope.tuples = ["pair"] if takes_tuple else []
     scope.ints = ["cnt"] if len(params) == 3 else []
     scope.helpers = list(helpers)
     pg.ret_kind = returns

@@ -217,12 +217,17 @@ class ExprGen:
         r = self.rng
         hs = [h for h in scope.helpers if h.returns == want and not h.arrays]
         h = r.choice(hs)
-        if scope.tuples and h.params == [("u", "f"), ("v", "f")] and r.random() < 0.3:
-            return f"{h.name}(*{self.use(scope.tuples)})"       # f(*t)
+        built = [t for t in scope.tuples if t.startswith("t")]     # made here, not returned
+        if built and h.params == [("u", "f"), ("v", "f")] and r.random() < 0.3:
+            return f"{h.name}(*{self.use(built)})"                  # f(*t)
         args = []
         use_kw = r.random() < 0.25
         for name, kind in h.params:
-            v = self.fexpr(scope, depth) if kind == "f" else self.intarg(scope)
+            if kind == "t":                                         # a tuple argument
+                v = self.use(scope.tuples) if scope.tuples and r.random() < 0.6 \
+                    else f"({self.fexpr(scope, depth)}, {self.fexpr(scope, depth)})"
+            else:
+                v = self.fexpr(scope, depth) if kind == "f" else self.intarg(scope)
             args.append(f"{name}={v}" if use_kw else v)
         for name, _ in h.defaults:
             if r.random() < 0.5:

@@ -208,7 +208,7 @@ class ProgramGen:
             p, q = self.fresh("p"), self.fresh("q")
             scope.floats += [p, q]
             return [f"{p}, {q} = {call}"], 1
-        t = self.fresh("t")
+        t = self.fresh("r")                 # "r": returned by a call (no f(*r): see exprs)
         scope.tuples.append(t)
         return [f"{t} = {call}"], 1
 

@@ -317,3 +317,32 @@ def test_overflow_in_an_unused_array_expression():
     x = np.ones(3)
     np.testing.assert_array_equal(adjit.grad(_unused_overflowing_array)(x), 2.0 * x)
     np.testing.assert_array_equal(adjit.hvp(_unused_overflowing_array)(x, x), 2.0 * x)
+
+
+def _vector_matmul(a, b):
+    return math.sin(a @ b)
+
+
+def test_matmul_of_two_vectors_in_every_mode():
+    # found by the fuzzer: jvp and hvp refused `a @ b` of 1-D arrays
+    a, b = np.array([0.3, -0.5, 0.8]), np.array([1.1, 0.4, -0.2])
+    check_grad(_vector_matmul, a, b, argnums=(0, 1))
+    check_jvp(_vector_matmul, a, b)
+    check_hvp(_vector_matmul, a, b, argnums=(0, 1))
+
+
+def test_zero_tangent_through_a_nan_partial_stays_zero():
+    # found by the fuzzer: atan2(0 * u, 0.0) has partials 0/0, but u's tangent is exact
+    @numba.njit
+    def spiral(a, u):
+        acc = 0.0
+        for j in range(a.shape[0]):
+            acc += math.atan2(acc * u, float(j))
+        return acc
+
+    def f(a, b):
+        return spiral(a, np.arctan(np.sum(b)))
+
+    a, b = np.array([-0.115, 0.949, -0.284]), np.array([0.085, 0.997, 0.115])
+    assert adjit.jvp(f)(a, b, np.ones(3), np.ones(3)) == (0.0, 0.0)
+    np.testing.assert_array_equal(adjit.grad(f, 1)(a, b), np.zeros(3))

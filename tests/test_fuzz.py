@@ -10,8 +10,9 @@ from adjit.fuzz.runner import check_one, is_failure
 from adjit.testing import numerical_grad
 
 # (seed, index) of programs that compile quickly; the whole batch takes about a minute
-SCALAR = [(100, 3), (100, 6), (100, 13), (100, 12), (100, 9), (100, 11)]
-ARRAY = [(100, 4), (100, 5), (100, 8), (100, 3)]
+# loops, while/break, helpers (keyword, tuple, recursive), local arrays, out= writes
+SCALAR = [(777, 68), (777, 14), (777, 36), (777, 44), (777, 24), (777, 30)]
+ARRAY = [(777, 27), (777, 67), (777, 15), (777, 9)]
 BATCH = [(s, i, "scalar") for s, i in SCALAR] + [(s, i, "array") for s, i in ARRAY]
 
 

@@ -38,7 +38,8 @@ def parse(argv):
                    help="do not run adjit's IR invariant checks (ADJIT_CHECKS)")
     p.add_argument("--shrink", default=None, metavar="MODE",
                    help="with --only: delete lines while MODE still fails the same way, "
-                        "and print the smaller program")
+                        "and print the smaller program (read from the --jsonl log when "
+                        "one is given, else regenerated from --seed)")
     p.add_argument("--show", action="store_true", help="print each program before checking")
     p.add_argument("--quiet", action="store_true", help="no per-program progress lines")
     p.add_argument("--summarise", default=None, metavar="JSONL",

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .exprs import ExprGen, Scope, _pick
+from .exprs import ExprGen, _pick
 
 HEADER = "import math\n\nimport numba\nimport numpy as np\n"
 

@@ -199,9 +199,15 @@ NONDIFF = Rule("nondiff", ())
 
 @numba.njit(error_model="numpy")
 def adjoint_product(g, d):
-    """``g * d`` for an adjoint ``g`` and a partial ``d``, except that a zero adjoint
-    contributes nothing: a value that does not reach the output (its adjoint is 0) must
-    not turn an infinite or NaN partial into a NaN gradient (0 * inf). Reverse mode emits
-    every ``g * d`` through it; forward mode differentiates it by the product rule with
-    the same guard on each factor pair (``classify_call`` kind ``adjoint_product``)."""
-    return g if g == 0.0 else g * d
+    """``g * d`` for a seed ``g`` (an adjoint, or a tangent) and a partial ``d``, except
+    that a zero factor contributes nothing. A value that does not reach the output (its
+    adjoint is 0), or whose tangent is exactly 0, must not turn an infinite or NaN partial
+    into a NaN derivative (0 * inf); nor may a zero partial pass on a NaN seed that came
+    from a point where a discarded branch is not differentiable (``atan2(0 * u, 0.0)``).
+    Both modes emit every ``g * d`` through it; forward mode differentiates it by the
+    product rule with the same guard (``classify_call`` kind ``adjoint_product``)."""
+    if g == 0.0:
+        return g
+    if d == 0.0:
+        return d
+    return g * d

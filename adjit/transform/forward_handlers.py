@@ -108,7 +108,8 @@ def apply_rule(ctx, stmt, e, rule, name, args):
             continue
         if elementwise and isinstance(partial, FuncPartial):
             partial = elementwise_partial(partial, len(args))
-        term = emit_partial(e, partial, _tan(ctx, e, old, a), target, primal_args)
+        term = emit_partial(e, partial, _tan(ctx, e, old, a), target, primal_args,
+                            guard=not elementwise)
         total = term if total is None else e.binop(operator.add, total, term, hint="tan")
     if total is None:
         total = ctx.zero(e, target, ctx.typeof(target.name))
@@ -118,7 +119,8 @@ def apply_rule(ctx, stmt, e, rule, name, args):
 def fwd_binop(ctx, stmt, e):
     """fwd: ``y = a op b`` / tangent from the operator's partials."""
     expr = stmt.value
-    if expr.fn in BILINEAR and isinstance(ctx.typeof(stmt.target.name), types.Array):
+    if expr.fn in BILINEAR and any(isinstance(ctx.typeof(v.name), types.Array)
+                                   for v in (stmt.target, expr.lhs, expr.rhs)):
         return fwd_bilinear(ctx, stmt, e, [expr.lhs, expr.rhs])
     apply_rule(ctx, stmt, e, lookup(expr.fn), getattr(expr.fn, "__name__", expr.fn),
                [expr.lhs, expr.rhs])

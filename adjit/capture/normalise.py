@@ -9,6 +9,7 @@ from numba.core import ir, types
 from ..ir.builder import fresh_name
 from .array_iteration import IndexArrayIteration
 from .call_binding import BindCallArguments, CallNumberClassGlobals
+from .comprehensions import ArrayLiteralToWrites, ComprehensionToEmpty
 from .inplace_arrays import FillToSliceWrite, InplaceArrayToSliceWrite
 from .methods import FlatIterationToRavel, MethodsToFunctions
 from .vectorize import VectorizeToLoops
@@ -209,7 +210,7 @@ class CommonElementReads(Pass):
 
 
 NORMALISE = [InplaceArrayToSliceWrite(), FillToSliceWrite(), InplaceBinopToBinop(),
-             ResolveModuleAttributes(),
+             ResolveModuleAttributes(), ComprehensionToEmpty(), ArrayLiteralToWrites(),
              MethodsToFunctions(), BindCallArguments(), CallNumberClassGlobals(),
              VectorizeToLoops(), FlatIterationToRavel(), IndexArrayIteration(), ForwardTupleItems(),
              NestVariadicMinMax(), SquareToMultiply(), CommonElementReads()]

@@ -261,9 +261,9 @@ def _method(name):
 
 defelementwise((np.sum, sum, _method("sum")), lambda g, ans, n, a: g)
 defelementwise((np.mean, _method("mean")), lambda g, ans, n, a: g / n)
-# the gradient of the norm at 0 is taken as 0 (a subgradient)
-defelementwise((np.linalg.norm,), lambda g, ans, n, a: g * a / ans if ans != 0.0 else 0.0,
-               ndims=(1,))
+# the gradient of the norm at 0 is taken as 0 (a subgradient); on a matrix it is the
+# Frobenius norm, the same formula (other ``ord=`` arguments are refused by arity)
+defelementwise((np.linalg.norm,), lambda g, ans, n, a: g * a / ans if ans != 0.0 else 0.0)
 defelementwise((np.dot, np.vdot, operator.matmul),
                lambda g, ans, n, a, b: g * b, lambda g, ans, n, a, b: g * a, ndims=(1,))
 defarrayvjp((np.prod, _method("prod")), [prod_update], [prod_tangent])

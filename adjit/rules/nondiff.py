@@ -7,6 +7,7 @@ import math
 import operator
 
 import numpy as np
+from numba.core.inline_closurecall import length_of_iterator
 
 from .core import nondiff
 
@@ -18,6 +19,7 @@ nondiff(
     int, len, range, round, math.floor, math.ceil, math.trunc, math.isnan, math.isinf,
     math.isfinite, np.floor, np.ceil, np.trunc, np.rint, np.round, np.sign,
     np.isnan, np.isinf, np.isfinite, np.int64, np.int32, np.intp, np.argmax, np.argmin,
+    length_of_iterator,  # (the size of an array comprehension)
     # bitwise operators (integers and bools only)
     operator.and_, operator.or_, operator.xor, operator.invert, operator.lshift,
     operator.rshift,

@@ -2,7 +2,7 @@
 writes, helpers that return new arrays, loop-carried arrays (ODE integrators, power
 iteration), ``.copy()``, ``.T``, ``reshape``, ``np.cross``, ``math.lgamma``, ``@vectorize``
 ufuncs, in-place array operators, ``X.dot(w)``, keyword and default arguments,
-``dtype=`` and ``type(x)(...)``."""
+``dtype=`` and ``type(x)(...)``, ``np.array`` of literals and array comprehensions."""
 import math
 
 import numba
@@ -209,6 +209,21 @@ def relu_clip_axis(X):
     return np.sum(np.clip(s, -1.0, a_max=1.0) ** 2)
 
 
+def vector_literals(r, q):
+    # orbital-mechanics style 3-vectors built with np.array from scalars, a matrix from
+    # nested lists, and a Frobenius norm
+    v = np.array([r[1] * q, r[2], 1.0])
+    w = np.array((r[0], r[1] * r[2], 2))
+    m = np.array([[r[0], q], [r[2], r[1]]])
+    return np.dot(np.cross(v, w), v) + np.linalg.norm(m) * q
+
+
+def comprehension_array(x):
+    # an array comprehension, then a reduction over it
+    a = np.array([math.sin(v) * v for v in x])
+    return np.sum(a * a)
+
+
 CASES = [
     Case(jacobi_out_argument, (X6, np.zeros(6)), 0),
     Case(fill_out_argument, (X6, np.zeros(6)), 0),
@@ -232,4 +247,6 @@ CASES = [
     Case(flat_iteration, (P4,), 0),
     Case(fill_then_overwrite, (X6,), 0),
     Case(relu_clip_axis, (P4,), 0),
+    Case(vector_literals, (V3, 0.6), (0, 1)),
+    Case(comprehension_array, (X6,), 0),
 ]

@@ -1,0 +1,154 @@
+"""Arrays built from Python literals and comprehensions, as plain allocations and writes.
+
+``np.array([f(v) for v in x])`` allocates like ``np.empty``.
+
+Numba's front end turns an array comprehension into a loop that fills an array made by
+its internal ``unsafe_empty_inferred(shape)``. That call allocates exactly as
+``np.empty(shape)`` does, so it is rewritten to it, and the comprehension's array then
+gets a shadow like any other allocation. (Its size, ``length_of_iterator``, is an integer
+and is declared non-differentiable in ``rules/nondiff.py``.)
+"""
+import numpy as np
+from numba.core import ir, types
+from numba.core.registry import cpu_target
+from numba.core.typing import signature
+from numba.np.unsafe.ndarray import empty_inferred
+
+from ..ir.builder import fresh_name
+from ..ir.nodes import global_values
+
+
+class ComprehensionToEmpty:
+    """``unsafe_empty_inferred(shape)`` -> ``np.empty(shape)`` (same type, same effect)."""
+
+    name = "comprehension_to_empty"
+
+    def run(self, fn):
+        gvals = global_values(fn.func_ir.blocks)
+        tyctx = cpu_target.typing_context
+        for block in fn.func_ir.blocks.values():
+            for stmt in list(block.body):
+                value = stmt.value if isinstance(stmt, ir.Assign) else None
+                if not (isinstance(value, ir.Expr) and value.op == "call"
+                        and gvals.get(value.func.name) is empty_inferred):
+                    continue
+                fnty = tyctx.resolve_value_type(np.empty)
+                sig = tyctx.resolve_function_type(
+                    fnty, tuple(fn.typeof(a.name) for a in value.args), {})
+                if sig is None or sig.return_type != fn.typeof(stmt.target.name):
+                    continue  # (an element type np.empty cannot make: left as it is)
+                var = ir.Var(block.scope, fresh_name("$empty"), stmt.loc)
+                block.body.insert(block.body.index(stmt),
+                                  ir.Assign(ir.Global("empty", np.empty, stmt.loc), var,
+                                            stmt.loc))
+                fn.typemap[var.name] = fnty
+                new = ir.Expr.call(var, list(value.args), (), stmt.loc)
+                del fn.calltypes[value]
+                fn.calltypes[new] = sig
+                stmt.value = new
+
+
+class ArrayLiteralToWrites:
+    """``a = np.array([[p, q], [r, 2.0]])`` (nested lists or tuples of scalars, built in
+    place) becomes ``a = np.empty((2, 2)); a[0, 0] = p; ...``: element writes, which every
+    mode differentiates, instead of a list object with no adjoint. The literal's lists are
+    removed when ``np.array`` is their only reader."""
+
+    name = "array_literal_to_writes"
+
+    def run(self, fn):
+        gvals = global_values(fn.func_ir.blocks)
+        defs = {s.target.name: s for b in fn.func_ir.blocks.values() for s in b.body
+                if isinstance(s, ir.Assign)}
+        uses = {}
+        for block in fn.func_ir.blocks.values():
+            for stmt in block.body:
+                for var in stmt.list_vars():
+                    if not (isinstance(stmt, ir.Assign) and var.name == stmt.target.name):
+                        uses[var.name] = uses.get(var.name, 0) + 1
+        for block in fn.func_ir.blocks.values():
+            for stmt in list(block.body):
+                value = stmt.value if isinstance(stmt, ir.Assign) else None
+                if not (isinstance(value, ir.Expr) and value.op == "call" and not value.kws
+                        and value.vararg is None and len(value.args) == 1
+                        and gvals.get(value.func.name) is np.array):
+                    continue
+                literal = _literal(defs, uses, value.args[0].name, fn)
+                rtype = fn.typeof(stmt.target.name)
+                if literal is None or not _fits(rtype, literal[0]):
+                    continue
+                self.rewrite(fn, block, stmt, literal, defs)
+
+    @staticmethod
+    def rewrite(fn, block, stmt, literal, defs):
+        """Replace the ``np.array`` statement by an allocation and element writes."""
+        shape, leaves, lists = literal
+        loc, scope, arr = stmt.loc, block.scope, stmt.target
+        tyctx = cpu_target.typing_context
+        body = []
+
+        def typed(value, typ, hint):
+            var = ir.Var(scope, fresh_name(hint), loc)
+            fn.typemap[var.name] = typ
+            body.append(ir.Assign(value, var, loc))
+            return var
+
+        def index(ints):
+            items = [typed(ir.Const(k, loc), types.intp, "$k") for k in ints]
+            if len(items) == 1:
+                return items[0]
+            return typed(ir.Expr.build_tuple(items, loc), types.UniTuple(types.intp, len(items)),
+                         "$at")
+
+        fnty = tyctx.resolve_value_type(np.empty)
+        func = typed(ir.Global("empty", np.empty, loc), fnty, "$empty")
+        dims = index(shape) if len(shape) > 1 else typed(
+            ir.Expr.build_tuple([typed(ir.Const(shape[0], loc), types.intp, "$k")], loc),
+            types.UniTuple(types.intp, 1), "$shape")
+        call = ir.Expr.call(func, [dims], (), loc)
+        fn.calltypes[call] = tyctx.resolve_function_type(fnty, (fn.typeof(dims.name),), {})
+        fn.calltypes.pop(stmt.value, None)
+        body.append(ir.Assign(call, arr, loc))
+        atype = fn.typeof(arr.name)
+        for position, leaf in leaves:
+            at = index(position)
+            write = ir.SetItem(arr, at, leaf, loc)
+            fn.calltypes[write] = signature(types.none, atype, fn.typeof(at.name),
+                                            fn.typeof(leaf.name))
+            body.append(write)
+        k = block.body.index(stmt)
+        block.body[k:k + 1] = body
+        for name in lists:
+            owner = next(b for b in fn.func_ir.blocks.values() if defs[name] in b.body)
+            owner.body.remove(defs[name])
+
+
+def _literal(defs, uses, name, fn, depth=0):
+    """``(shape, [(position, leaf var)], [list var names])`` of a nested list/tuple
+    literal read only by its parent, or None when ``name`` is not one."""
+    stmt = defs.get(name)
+    value = stmt.value if stmt is not None else None
+    if not (isinstance(value, ir.Expr) and value.op in ("build_list", "build_tuple")
+            and value.items and uses.get(name, 0) == 1 and depth < 8):
+        return None
+    parts = []
+    for item in value.items:
+        if isinstance(fn.typeof(item.name), (types.Number, types.Boolean)):
+            parts.append(((), [((), item)], []))
+        else:
+            sub = _literal(defs, uses, item.name, fn, depth + 1)
+            if sub is None:
+                return None
+            parts.append(sub)
+    inner = parts[0][0]
+    if any(p[0] != inner for p in parts):
+        return None  # ragged, or scalars mixed with lists
+    leaves = [((k,) + pos, leaf) for k, p in enumerate(parts) for pos, leaf in p[1]]
+    lists = [name] + [n for p in parts for n in p[2]]
+    return (len(parts),) + inner, leaves, lists
+
+
+def _fits(rtype, shape):
+    """Whether ``np.empty(shape)`` has the literal's result type (float64, C order)."""
+    return (isinstance(rtype, types.Array) and rtype.dtype == types.float64
+            and rtype.ndim == len(shape) and rtype.layout == "C")

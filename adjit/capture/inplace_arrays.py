@@ -6,6 +6,7 @@ from numba.core import ir, types
 from numba.core.registry import cpu_target
 from numba.core.typing import signature
 
+from ..compile.dispatcher import is_derivative
 from ..ir.builder import fresh_name
 
 
@@ -38,7 +39,7 @@ class InplaceArrayToSliceWrite:
     name = "inplace_array_to_slice_write"
 
     def run(self, fn):
-        if fn.extra.get("generated") or getattr(fn.py_func, "_adjit_builder", None):
+        if fn.extra.get("generated") or is_derivative(fn.py_func):
             return
         for block in fn.func_ir.blocks.values():
             k = 0
@@ -82,7 +83,7 @@ class FillToSliceWrite:
     name = "fill_to_slice_write"
 
     def run(self, fn):
-        if fn.extra.get("generated") or getattr(fn.py_func, "_adjit_builder", None):
+        if fn.extra.get("generated") or is_derivative(fn.py_func):
             return
         defs = {s.target.name: s.value for b in fn.func_ir.blocks.values() for s in b.body
                 if isinstance(s, ir.Assign)}

@@ -11,6 +11,7 @@ from .array_iteration import IndexArrayIteration
 from .call_binding import BindCallArguments, CallNumberClassGlobals
 from .comprehensions import ArrayLiteralToWrites, ComprehensionToEmpty
 from .inplace_arrays import FillToSliceWrite, InplaceArrayToSliceWrite
+from .stencils import StencilToHelper
 from .methods import FlatIterationToRavel, MethodsToFunctions
 from .vectorize import VectorizeToLoops
 from ..ir.checks import after_rewrite
@@ -210,7 +211,7 @@ class CommonElementReads(Pass):
 
 
 NORMALISE = [InplaceArrayToSliceWrite(), FillToSliceWrite(), InplaceBinopToBinop(),
-             ResolveModuleAttributes(), ComprehensionToEmpty(), ArrayLiteralToWrites(),
+             ResolveModuleAttributes(), StencilToHelper(), ComprehensionToEmpty(), ArrayLiteralToWrites(),
              MethodsToFunctions(), BindCallArguments(), CallNumberClassGlobals(),
              VectorizeToLoops(), FlatIterationToRavel(), IndexArrayIteration(), ForwardTupleItems(),
              NestVariadicMinMax(), SquareToMultiply(), CommonElementReads()]

@@ -132,14 +132,24 @@ def primal_options(func):
     return {k: options[k] for k in SEMANTIC_OPTIONS if k in options}
 
 
+def is_derivative(func):
+    """Whether ``func`` (a function or dispatcher) is code adjit derived, with tape
+    operations and in-place shadow updates, as opposed to a plain function whose IR adjit
+    only supplies (a stencil's loops)."""
+    stub = getattr(func, "py_func", func)
+    return hasattr(stub, "_adjit_builder") and not getattr(stub, "_adjit_plain", False)
+
+
 def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None,
-                         primal=None):
+                         primal=None, plain=False):
     """A Numba dispatcher whose IR per signature is ``builder(argtypes)``.
 
     ``internal`` functions are never called from Python: they skip the CPython wrapper,
     which roughly halves their compile time, and are always inlined. ``primal`` is the
-    function being differentiated, whose semantic options the derivative keeps."""
+    function being differentiated, whose semantic options the derivative keeps. A
+    ``plain`` function computes a primal (see ``is_derivative``)."""
     stub = make_stub(name, arg_names, builder, defaults)
+    stub._adjit_plain = plain
     # nsz (no signed zeros) is the one fast-math flag: it lets LLVM drop the ``+ 0.0`` of
     # adjoints accumulated from zero and of zero tangents; only the sign of a zero result
     # can differ from strict IEEE. No reassociation, NaNs and infinities are kept.

@@ -8,6 +8,7 @@ import operator
 
 import numpy as np
 from numba.core.inline_closurecall import length_of_iterator
+from numba.stencils.stencil import raise_if_incompatible_array_sizes
 
 from .core import nondiff
 
@@ -20,6 +21,8 @@ nondiff(
     math.isfinite, np.floor, np.ceil, np.trunc, np.rint, np.round, np.sign,
     np.isnan, np.isinf, np.isfinite, np.int64, np.int32, np.intp, np.argmax, np.argmin,
     length_of_iterator,  # (the size of an array comprehension)
+    # a shape check in the loops Numba builds for a @stencil kernel
+    raise_if_incompatible_array_sizes,
     # bitwise operators (integers and bools only)
     operator.and_, operator.or_, operator.xor, operator.invert, operator.lshift,
     operator.rshift,

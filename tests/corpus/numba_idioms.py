@@ -2,7 +2,7 @@
 writes, helpers that return new arrays, loop-carried arrays (ODE integrators, power
 iteration), ``.copy()``, ``.T``, ``reshape``, ``np.cross``, ``math.lgamma``, ``@vectorize``
 ufuncs, in-place array operators, ``X.dot(w)``, keyword and default arguments,
-``dtype=`` and ``type(x)(...)``, ``np.array`` of literals and array comprehensions."""
+``dtype=`` and ``type(x)(...)``, ``np.array`` of literals, array comprehensions and ``@stencil`` kernels."""
 import math
 
 import numba
@@ -224,6 +224,38 @@ def comprehension_array(x):
     return np.sum(a * a)
 
 
+@numba.stencil
+def _smooth2d(a):
+    return 0.25 * (a[-1, 0] + a[1, 0] + a[0, -1] + a[0, 1])
+
+
+@numba.stencil(cval=1.0)
+def _gradient_energy(u, c):
+    return c * (u[1] - u[-1]) ** 2 + math.sin(u[0])
+
+
+@numba.stencil
+def _wedge(a, b):
+    return a[0] * b[1] - a[1] * b[0]
+
+
+def stencil_smoothing(u):
+    # a 2-D @stencil applied twice (its border is zero), then an energy
+    for _ in range(2):
+        u = _smooth2d(u)
+    return np.sum(u * u)
+
+
+def stencil_cval_scalar(u, c):
+    # a stencil with a cval border and a scalar parameter
+    return np.sum(_gradient_energy(u, c))
+
+
+def stencil_two_inputs(a, b):
+    # a stencil reading two arrays relatively
+    return np.sum(_wedge(a, b) ** 2)
+
+
 CASES = [
     Case(jacobi_out_argument, (X6, np.zeros(6)), 0),
     Case(fill_out_argument, (X6, np.zeros(6)), 0),
@@ -249,4 +281,7 @@ CASES = [
     Case(relu_clip_axis, (P4,), 0),
     Case(vector_literals, (V3, 0.6), (0, 1)),
     Case(comprehension_array, (X6,), 0),
+    Case(stencil_smoothing, (P4,), 0),
+    Case(stencil_cval_scalar, (X6, 0.7), (0, 1)),
+    Case(stencil_two_inputs, (X6, X6[::-1].copy()), (0, 1)),
 ]

@@ -1,0 +1,100 @@
+"""``@numba.stencil`` kernels called from differentiated code become ordinary helpers.
+
+Numba lowers a stencil call by building, per argument types, a function that allocates
+the output, fills its border with ``cval`` and loops over the interior, with the kernel's
+relative indices (``a[-1]``) made absolute. ``StencilToHelper`` takes that function's IR
+from Numba (``StencilFunc._stencil_wrapper``, stopped just before it compiles) and wraps it
+in a generated dispatcher. The call then names a plain helper, which adjit differentiates
+like any other ``@njit`` callee, in every mode: its loops and element reads and writes are
+what the kernel computes, so no stencil-specific derivative rule exists to get wrong.
+
+Calls with ``out=`` or ``neighborhood=`` keywords are left alone (and refused as
+unsupported by the transform).
+"""
+import threading
+
+from numba.core import compiler, ir, ssa, types
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.registry import cpu_target
+from numba.stencils.stencil import StencilFunc
+
+from ..compile.caches import registered_cache
+from ..compile.dispatcher import generated_dispatcher
+from ..ir.builder import fresh_name
+from ..ir.nodes import global_values
+
+_helpers = registered_cache({})
+_lock = threading.RLock()
+
+
+class _StencilIR(Exception):
+    """Carries the IR out of Numba's stencil builder, which would compile it next."""
+
+
+def stencil_ir(sf, argtypes):
+    """The untyped SSA IR of Numba's loop function for kernel ``sf`` on ``argtypes``."""
+    with global_compiler_lock:
+        sf._typingctx.refresh()
+        rtype, typemap, calltypes = sf.get_return_type(argtypes)
+
+        def stop(typingctx, targetctx, func_ir, *args, **kwargs):
+            raise _StencilIR(func_ir)
+
+        real = compiler.compile_ir
+        compiler.compile_ir = stop  # (under the compiler lock: no other compile runs)
+        try:
+            sf._stencil_wrapper(None, None, rtype, typemap, calltypes, *argtypes)
+        except _StencilIR as found:
+            func_ir = found.args[0]
+        finally:
+            compiler.compile_ir = real
+    ssa.reconstruct_ssa(func_ir)
+    return func_ir
+
+
+def stencil_helper(sf, argtypes):
+    """A generated dispatcher computing ``sf(*args)`` for ``argtypes`` (one per pair)."""
+    key = (sf, tuple(argtypes))
+    with _lock:
+        if key not in _helpers:
+            arg_names = list(sf.kernel_ir.arg_names)
+
+            def build(types_now):
+                return stencil_ir(sf, tuple(types.unliteral(t) for t in types_now)).blocks
+
+            name = f"stencil_{getattr(sf.kernel_ir.func_id, 'func_name', 'kernel')}"
+            _helpers[key] = generated_dispatcher(name.replace("<", "").replace(">", ""),
+                                                 arg_names, build, plain=True)
+        return _helpers[key]
+
+
+class StencilToHelper:
+    """``y = kernel(a, ...)`` with a ``@stencil`` kernel -> ``y = helper(a, ...)``."""
+
+    name = "stencil_to_helper"
+
+    def run(self, fn):
+        gvals = global_values(fn.func_ir.blocks)
+        tyctx = cpu_target.typing_context
+        for block in fn.func_ir.blocks.values():
+            for stmt in list(block.body):
+                value = stmt.value if isinstance(stmt, ir.Assign) else None
+                if not (isinstance(value, ir.Expr) and value.op == "call" and not value.kws
+                        and value.vararg is None
+                        and isinstance(gvals.get(value.func.name), StencilFunc)):
+                    continue
+                argtypes = tuple(fn.typeof(a.name) for a in value.args)
+                helper = stencil_helper(gvals[value.func.name], argtypes)
+                fnty = types.Dispatcher(helper)
+                sig = tyctx.resolve_function_type(fnty, argtypes, {})
+                if sig is None or sig.return_type != fn.typeof(stmt.target.name):
+                    continue
+                var = ir.Var(block.scope, fresh_name("$stencil"), stmt.loc)
+                block.body.insert(block.body.index(stmt),
+                                  ir.Assign(ir.Global(helper.__name__, helper, stmt.loc), var,
+                                            stmt.loc))
+                fn.typemap[var.name] = fnty
+                new = ir.Expr.call(var, list(value.args), (), stmt.loc)
+                del fn.calltypes[value]
+                fn.calltypes[new] = sig
+                stmt.value = new

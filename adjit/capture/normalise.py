@@ -9,8 +9,10 @@ from numba.core import ir, types
 from ..ir.builder import fresh_name
 from .array_iteration import IndexArrayIteration
 from .call_binding import BindCallArguments, CallNumberClassGlobals
+from .composites import CompositesToHelpers
 from .comprehensions import ArrayLiteralToWrites, ComprehensionToEmpty
 from .inplace_arrays import FillToSliceWrite, InplaceArrayToSliceWrite
+from .selection import GatherReadsToTake
 from .stencils import StencilToHelper
 from .methods import FlatIterationToRavel, MethodsToFunctions
 from .vectorize import VectorizeToLoops
@@ -211,10 +213,12 @@ class CommonElementReads(Pass):
 
 
 NORMALISE = [InplaceArrayToSliceWrite(), FillToSliceWrite(), InplaceBinopToBinop(),
-             ResolveModuleAttributes(), StencilToHelper(), ComprehensionToEmpty(), ArrayLiteralToWrites(),
+             ResolveModuleAttributes(), StencilToHelper(), ComprehensionToEmpty(),
+             ArrayLiteralToWrites(), GatherReadsToTake(), CompositesToHelpers(),
              MethodsToFunctions(), BindCallArguments(), CallNumberClassGlobals(),
-             VectorizeToLoops(), FlatIterationToRavel(), IndexArrayIteration(), ForwardTupleItems(),
-             NestVariadicMinMax(), SquareToMultiply(), CommonElementReads()]
+             VectorizeToLoops(), FlatIterationToRavel(), IndexArrayIteration(),
+             ForwardTupleItems(), NestVariadicMinMax(), SquareToMultiply(),
+             CommonElementReads()]
 
 
 def normalise(fn):

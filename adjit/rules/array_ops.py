@@ -4,13 +4,15 @@ its test case is in ``tests/rules/test_array_ops.py``."""
 import numba
 import numpy as np
 
+from .arrays import _add_flat_jit, _flat_copy_jit, defarrayvjp
 from .registry import _method_key as m
-from .registry import defbilinear, defkernel, deflinear_array, defview
+from .registry import defbilinear, defkernel, deflinear_array, defnonlinear, defview
 
 # -- views: the shadow and the tangent are the same view of the parent's -------------
 defview([m("T")], attribute=True)
 defview([np.transpose, m("transpose")])
 defview([np.reshape, m("reshape")], ndims=(1, 2, 3), nargs=(2, 3, 4))
+defview([np.expand_dims], nargs=(2,))
 
 
 # -- linear maps of one array ------------------------------------------------------------
@@ -32,6 +34,43 @@ def _reverse_cumsum(g, shadow):
         shadow[i] += acc
 
 
+def _reverse_cumsum_flat(g, shadow):
+    """The transpose of ``np.cumsum`` of any rank (which flattens in C order)."""
+    acc = 0.0
+    for k in range(g.shape[0] - 1, -1, -1):
+        acc += g[k]
+        _add_flat_jit(shadow, k, acc)
+
+
+def _reverse_diff(g, shadow):
+    """``np.diff(x)[i] = x[i + 1] - x[i]``: each element gets its two differences."""
+    for i in range(g.shape[0]):
+        shadow[i + 1] += g[i]
+        shadow[i] -= g[i]
+
+
+def _reverse_tril(g, shadow, k=0):
+    """``np.tril(x, k)`` keeps the entries on and below diagonal ``k``."""
+    for i in range(shadow.shape[0]):
+        for j in range(min(shadow.shape[1], i + k + 1)):
+            shadow[i, j] += g[i, j]
+
+
+def _reverse_triu(g, shadow, k=0):
+    """``np.triu(x, k)`` keeps the entries on and above diagonal ``k``."""
+    for i in range(shadow.shape[0]):
+        for j in range(max(0, i + k), shadow.shape[1]):
+            shadow[i, j] += g[i, j]
+
+
+def _reverse_take(g, shadow, index):
+    """``np.take(x, index)`` gathers flat elements; repeated indices accumulate."""
+    flat = index.ravel()
+    gflat = _flat_copy_jit(g)
+    for k in range(flat.shape[0]):
+        _add_flat_jit(shadow, flat[k], gflat[k])
+
+
 def _reverse_sum_axis(g, shadow, axis):
     """``np.sum(x, axis)`` of a 2-D ``x``: every element of the summed axis gets the
     adjoint of its row or column sum."""
@@ -42,16 +81,101 @@ def _reverse_sum_axis(g, shadow, axis):
 
 
 def _reverse_diag(g, shadow):
-    """``np.diag(x)`` of a 2-D ``x`` reads its diagonal: ``shadow[i, i] += g[i]``."""
-    for i in range(g.shape[0]):
-        shadow[i, i] += g[i]
+    """``np.diag(x)``: of a 2-D ``x`` it reads the diagonal (``shadow[i, i] += g[i]``),
+    of a 1-D ``x`` it builds a diagonal matrix (``shadow[i] += g[i, i]``)."""
+    if shadow.ndim == 2:
+        for i in range(g.shape[0]):
+            shadow[i, i] += g[i]
+    else:
+        for i in range(shadow.shape[0]):
+            shadow[i] += g[i, i]
 
 
 deflinear_array([np.copy, m("copy")], _add_same_shape, ndims=(1, 2, 3))
 deflinear_array([np.sum], _reverse_sum_axis, ndims=(2,), nargs=(2,))
-deflinear_array([np.diag], _reverse_diag, ndims=(2,))
+deflinear_array([np.diag], _reverse_diag)
 deflinear_array([m("flatten"), np.ravel, m("ravel")], _add_flat)
-deflinear_array([np.cumsum, m("cumsum")], _reverse_cumsum, ndims=(1,))
+deflinear_array([np.cumsum, m("cumsum")], _reverse_cumsum_flat)
+deflinear_array([np.diff], _reverse_diff, ndims=(1,))
+deflinear_array([np.tril], _reverse_tril, ndims=(2,), nargs=(1, 2))
+deflinear_array([np.triu], _reverse_triu, ndims=(2,), nargs=(1, 2))
+# ``x[index]`` and ``x[mask]`` reads are rewritten to ``np.take`` (capture/selection.py)
+deflinear_array([np.take], _reverse_take, nargs=(2,))
+
+
+# -- nonlinear array functions ------------------------------------------------------------
+def _cumprod_jvp(ans, a, da):
+    """``d cumprod(a)[i] = d cumprod(a)[i-1] * a[i] + cumprod(a)[i-1] * da[i]``."""
+    t = np.empty(a.shape[0])
+    for i in range(a.shape[0]):
+        t[i] = da[i] if i == 0 else t[i - 1] * a[i] + ans[i - 1] * da[i]
+    return t
+
+
+def _cumprod_vjp(g, ans, a, shadow):
+    """``a_bar[j] = sum_{i >= j} g[i] prod_{k <= i, k != j} a[k]``, without dividing by
+    ``a[j]`` (exact when elements are zero)."""
+    n = a.shape[0]
+    for j in range(n):
+        acc = ans[j - 1] if j > 0 else 1.0
+        total = g[j] * acc
+        for i in range(j + 1, n):
+            acc *= a[i]
+            total += g[i] * acc
+        shadow[j] += total
+
+
+def _sort_jvp(ans, a, da):
+    """``np.sort`` permutes: the tangent is permuted the same way (ties: NumPy's)."""
+    return da[np.argsort(a)]
+
+
+def _sort_vjp(g, ans, a, shadow):
+    order = np.argsort(a)
+    for k in range(order.shape[0]):
+        shadow[order[k]] += g[k]
+
+
+defnonlinear([np.cumprod, m("cumprod")], [_cumprod_vjp], [_cumprod_jvp], ndims=(1,))
+defnonlinear([np.sort], [_sort_vjp], [_sort_jvp], ndims=(1,))
+
+
+# -- reductions over a whole array --------------------------------------------------------
+def _trace_update(g, ans, a, shadow):
+    """``np.trace`` sums the diagonal."""
+    for i in range(min(a.shape[0], a.shape[1])):
+        shadow[i, i] += g
+
+
+def _trace_tangent(ans, a, da):
+    return np.trace(da)
+
+
+def _var_update(g, ans, a, shadow):
+    """``d var(a) / da = 2 (a - mean(a)) / n``."""
+    shadow += (2.0 * g / a.size) * (a - np.mean(a))
+
+
+def _var_tangent(ans, a, da):
+    return 2.0 * np.sum((a - np.mean(a)) * da) / a.size
+
+
+def _std_update(g, ans, a, shadow):
+    """``d std(a) / da = (a - mean(a)) / (n std(a))``; 0 at a constant array (a
+    subgradient, as for the norm)."""
+    if ans != 0.0:
+        shadow += (g / (a.size * ans)) * (a - np.mean(a))
+
+
+def _std_tangent(ans, a, da):
+    if ans == 0.0:
+        return 0.0
+    return np.sum((a - np.mean(a)) * da) / (a.size * ans)
+
+
+defarrayvjp((np.trace,), [_trace_update], [_trace_tangent], ndims=(2,))
+defarrayvjp((np.var, m("var")), [_var_update], [_var_tangent])
+defarrayvjp((np.std, m("std")), [_std_update], [_std_tangent])
 
 
 # -- bilinear products ------------------------------------------------------------------

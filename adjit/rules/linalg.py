@@ -1,11 +1,16 @@
-"""Rules for ``np.linalg``: Cholesky factor, solve, inverse (``defnonlinear``) and
-determinant (``defarrayvjp``), with the standard adjoints. Each helper is plain ``@njit``
+"""Rules for ``np.linalg``: Cholesky factor, solve, inverse, the eigenvalues and
+eigenvectors of ``eigh`` (``defnonlinear``) and determinant (``defarrayvjp``), with the
+standard adjoints. Each helper is plain ``@njit``
 code over NumPy calls that have rules themselves, so forward mode can differentiate the
 reverse helpers again (``hvp``). Test cases: ``tests/rules/test_array_ops.py``.
 
 ``np.linalg.cholesky`` reads only the lower triangle of its argument (Numba's and NumPy's
 both), so its derivative is that of ``A -> cholesky(tril(A) + tril(A, -1).T)``: an entry
 below the diagonal counts for itself and its mirror, entries above get no adjoint.
+``np.linalg.eigh`` reads the lower triangle too, and is treated the same way. It returns a
+pair: ``capture/composites.py`` rewrites it to ``eigh_parts``, whose two items are the
+primitives ``eigenvalues`` and ``eigenvectors``. Eigenvector derivatives assume distinct
+eigenvalues (they divide by their differences, as every standard rule does).
 """
 import numba
 import numpy as np
@@ -38,6 +43,17 @@ def _phi(x):
     return out
 
 
+@numba.njit
+def _fold_lower(s, shadow):
+    """Add the adjoint ``s`` of the symmetric matrix a factorisation sees into the
+    shadow of its input, of which only the lower triangle is read."""
+    n = s.shape[0]
+    for i in range(n):
+        shadow[i, i] += s[i, i]
+        for j in range(i):
+            shadow[i, j] += s[i, j] + s[j, i]
+
+
 def _cholesky_jvp(ans, a, da):
     """``dL = L phi(L^-1 dA L^-T)`` for the symmetric ``dA`` the factorisation sees."""
     left = np.linalg.solve(ans, _lower_mirrored(da))
@@ -50,12 +66,7 @@ def _cholesky_vjp(g, ans, a, shadow):
     p = _phi(ans.T @ g)
     lt = ans.T.copy()
     right = np.linalg.solve(lt, p)               # L^-T P
-    s = np.linalg.solve(lt, right.T.copy()).T    # L^-T P L^-1
-    n = ans.shape[0]
-    for i in range(n):
-        shadow[i, i] += s[i, i]
-        for j in range(i):
-            shadow[i, j] += s[i, j] + s[j, i]
+    _fold_lower(np.linalg.solve(lt, right.T.copy()).T, shadow)  # L^-T P L^-1
 
 
 def _solve_jvp_a(ans, a, b, da):
@@ -104,3 +115,61 @@ defnonlinear([np.linalg.solve], [_solve_vjp_a, _solve_vjp_b], [_solve_jvp_a, _so
              nargs=(2,))
 defnonlinear([np.linalg.inv], [_inv_vjp], [_inv_jvp], ndims=(2,))
 defarrayvjp((np.linalg.det,), [_det_update], [_det_tangent], ndims=(2,))
+
+
+@numba.njit
+def eigenvalues(a):
+    """The eigenvalues of a symmetric ``a`` (ascending), as ``np.linalg.eigh`` gives."""
+    return np.linalg.eigh(a)[0]
+
+
+@numba.njit
+def eigenvectors(a):
+    """The eigenvectors (columns) of a symmetric ``a``, as ``np.linalg.eigh`` gives."""
+    return np.linalg.eigh(a)[1]
+
+
+@numba.njit
+def eigh_parts(a):
+    """``np.linalg.eigh(a)`` as its two differentiable parts."""
+    return eigenvalues(a), eigenvectors(a)
+
+
+@numba.njit
+def _gaps(w):
+    """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it."""
+    n = w.shape[0]
+    f = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                f[i, j] = 1.0 / (w[j] - w[i])
+    return f
+
+
+def _eigenvalues_jvp(ans, a, da):
+    """``dw_k = v_k^T dA v_k``."""
+    v = eigenvectors(a)
+    return np.sum(v * (_lower_mirrored(da) @ v), axis=0)
+
+
+def _eigenvalues_vjp(g, ans, a, shadow):
+    """``A_bar = V diag(g) V^T``, folded onto the lower triangle."""
+    v = eigenvectors(a)
+    _fold_lower((v * g) @ v.T, shadow)
+
+
+def _eigenvectors_jvp(ans, a, da):
+    """``dV = V (F * (V^T dA V))``."""
+    w = eigenvalues(a)
+    return ans @ (_gaps(w) * (ans.T @ _lower_mirrored(da) @ ans))
+
+
+def _eigenvectors_vjp(g, ans, a, shadow):
+    """``A_bar = V (F * (V^T g)) V^T``, folded onto the lower triangle."""
+    w = eigenvalues(a)
+    _fold_lower(ans @ (_gaps(w) * (ans.T @ g)) @ ans.T, shadow)
+
+
+defnonlinear([eigenvalues], [_eigenvalues_vjp], [_eigenvalues_jvp], ndims=(2,))
+defnonlinear([eigenvectors], [_eigenvectors_vjp], [_eigenvectors_jvp], ndims=(2,))

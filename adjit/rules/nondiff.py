@@ -7,6 +7,7 @@ import math
 import operator
 
 import numpy as np
+from numba.core import types
 from numba.core.inline_closurecall import length_of_iterator
 from numba.stencils.stencil import raise_if_incompatible_array_sizes
 
@@ -21,6 +22,10 @@ nondiff(
     math.isfinite, np.floor, np.ceil, np.trunc, np.rint, np.round, np.sign,
     np.isnan, np.isinf, np.isfinite, np.int64, np.int32, np.intp, np.argmax, np.argmin,
     length_of_iterator,  # (the size of an array comprehension)
+    # index-valued functions of arrays
+    np.argsort, (types.Array, "argsort"), np.flatnonzero, np.nonzero, np.searchsorted,
+    np.digitize, np.count_nonzero, np.any, np.all, (types.Array, "any"),
+    (types.Array, "all"), np.allclose, np.array_equal,
     # a shape check in the loops Numba builds for a @stencil kernel
     raise_if_incompatible_array_sizes,
     # bitwise operators (integers and bools only)

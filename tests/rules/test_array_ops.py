@@ -46,6 +46,31 @@ def inv(a): return np.sum(np.linalg.inv(a) ** 2)
 def det(a): return np.linalg.det(a) ** 2
 def diag(a): return np.sum(np.sin(np.diag(a))) + np.sum(np.diag(a.T) ** 3)
 def clip(a): return np.sum(np.clip(a, -0.5, a_max=0.5) * a) + np.sum(a.clip(-0.2, 0.3) ** 3)
+def triangles(a):
+    return np.sum(np.tril(a) ** 2 * a) + np.sum(np.sin(np.triu(a, 1))) + np.sum(
+        np.diag(np.diag(a)) @ a)
+def sequences(x):
+    return np.sum(np.diff(x) ** 3) + np.sum(np.cumprod(x)) + np.sum(
+        np.sin(x.cumprod())) + np.sum(np.sort(x) * np.arange(6.0))
+def expand_cumsum(a):
+    return np.sum(np.expand_dims(a[0], 0) * a) + np.sum(np.cumsum(a) ** 2)
+def gathers(x):
+    # integer-array reads (a repeated index accumulates) and mask reads -> np.take
+    return np.sum(x[np.array([0, 2, 2, 5])] ** 3) + np.sum(np.sin(x[x > 1.0]))
+def stacking(x):
+    y = np.concatenate((x, x * x)) * np.hstack((x, np.sin(x)))
+    z = np.vstack((x, x * x, np.ones(6))) + np.stack((x, x, x)) * np.column_stack(
+        (x, x, x)).T
+    return np.sum(np.sin(y) * y) + np.sum(z ** 2)
+def concatenate_columns(a):
+    return np.sum(np.sin(np.concatenate((a, a * a), axis=1)) * np.hstack((a, a)))
+def eigen(a):
+    # v * sin(v) is even in v: the eigenvectors' sign convention does not matter
+    w, v = np.linalg.eigh(a)
+    return np.sum(w ** 3) + np.sum(np.sin(v) * v * np.arange(3.0))
+def reductions(a):
+    sign, logdet = np.linalg.slogdet(a)
+    return np.trace(a @ a) + np.var(a) * np.std(a * a) + sign * logdet + a.var()
 
 
 # (function, arguments, argnums, op names it covers)
@@ -75,6 +100,15 @@ CASES = [
     (solve_matrix, (SPD3 + N33, SPD3), (0, 1), []),
     (inv, (SPD3 + N33,), 0, ["np.linalg.inv"]),
     (det, (SPD3 + N33,), 0, []),
+    (triangles, (SPD3 + N33,), 0, ["np.tril", "np.triu"]),
+    (sequences, (V6,), 0, ["np.diff", "np.cumprod", "x.cumprod", "np.sort"]),
+    (expand_cumsum, (M23,), 0, ["np.expand_dims"]),
+    (gathers, (V6,), 0, ["np.take"]),
+    # composites (rules/composites.py) and whole-array reductions (rules/array_ops.py)
+    (stacking, (V6,), 0, []),
+    (concatenate_columns, (M23,), 0, []),
+    (reductions, (SPD3 + N33,), 0, []),
+    (eigen, (SPD3 + N33,), 0, ["eigenvalues", "eigenvectors"]),
 ]
 IDS = [c[0].__name__ for c in CASES]
 
@@ -104,7 +138,12 @@ def test_jvp(f, args, argnums, _):
 # left out of hvp, for compile time (each forward-over-reverse program takes over a minute
 # to compile): cross_rows (`cross` covers np.cross under hvp) and the two solves (their
 # reverse helpers are forward-differentiated through `inv`'s and `det`'s rules)
-HVP_CASES = [c for c in CASES if c[0] not in (cross_rows, solve, solve_matrix)]
+# Linear maps (copy, flatten, ravel) have constant transposes: t_func and cumsum_func
+# cover that shape under hvp.
+# stacking (five composites, each a derived helper) takes many minutes under hvp:
+# concatenate_columns covers the pairwise joins there.
+HVP_CASES = [c for c in CASES if c[0] not in (cross_rows, solve, solve_matrix, copy_func,
+                                              flatten, ravel_func, ravel_method, stacking)]
 
 
 @pytest.mark.parametrize("f,args,argnums,_", HVP_CASES, ids=[c[0].__name__ for c in HVP_CASES])

@@ -1,0 +1,139 @@
+"""Replace calls to composite NumPy functions by adjit's helpers (``rules/composites.py``).
+
+``np.concatenate((a, b, c))`` becomes ``join_rows(join_rows(a, b), c)`` when the tuple is
+built in the function (its items are then passed one by one: a tuple of differentiated
+arrays passed to a call has no adjoint). ``np.linalg.slogdet(a)`` becomes
+``slogdet_parts(a)``. Calls of other forms are left alone, and are refused by the
+transform if they need a derivative.
+"""
+import numpy as np
+from numba.core import ir, types
+from numba.core.registry import cpu_target
+
+from ..ir.builder import fresh_name
+from ..ir.nodes import global_values
+from ..rules.composites import CONCATENATE_COLUMNS, SAME_ARGUMENTS, STACKING
+
+
+def _insert_call(fn, block, stmt, func, args):
+    """Insert ``fresh = func(*args)`` (an ``@njit`` helper) before ``stmt``; return the
+    new expression and its signature, or None when the helper does not type."""
+    tyctx = cpu_target.typing_context
+    fnty = types.Dispatcher(func)
+    sig = tyctx.resolve_function_type(fnty, tuple(fn.typeof(a.name) for a in args), {})
+    if sig is None:
+        return None
+    fvar = ir.Var(block.scope, fresh_name(f"${func.__name__}"), stmt.loc)
+    block.body.insert(block.body.index(stmt),
+                      ir.Assign(ir.Global(func.__name__, func, stmt.loc), fvar, stmt.loc))
+    fn.typemap[fvar.name] = fnty
+    expr = ir.Expr.call(fvar, list(args), (), stmt.loc)
+    fn.calltypes[expr] = sig
+    return expr, sig
+
+
+def _constant(fn, defs, var):
+    """The integer value of ``var`` when it is a constant, else None."""
+    typ = fn.typeof(var.name)
+    if isinstance(typ, types.IntegerLiteral):
+        return typ.literal_value
+    value = defs.get(var.name)
+    return value.value if isinstance(value, ir.Const) else None
+
+
+def _drop_if_unused(fn, var):
+    """Remove the definition of ``var`` when nothing reads it any more (a tuple of
+    differentiated arrays left behind would otherwise need an adjoint)."""
+    blocks = fn.func_ir.blocks.values()
+    if any(v.name == var.name for b in blocks for s in b.body for v in s.list_vars()
+           if not (isinstance(s, ir.Assign) and s.target.name == var.name)):
+        return
+    for block in blocks:
+        block.body = [s for s in block.body
+                      if not (isinstance(s, ir.Assign) and s.target.name == var.name)]
+
+
+class CompositesToHelpers:
+    """Stacking functions and ``slogdet`` -> calls of adjit's ``@njit`` helpers."""
+
+    name = "composites_to_helpers"
+
+    def run(self, fn):
+        gvals = global_values(fn.func_ir.blocks)
+        defs = {s.target.name: s.value for b in fn.func_ir.blocks.values() for s in b.body
+                if isinstance(s, ir.Assign)}
+        for block in fn.func_ir.blocks.values():
+            for stmt in list(block.body):
+                value = stmt.value if isinstance(stmt, ir.Assign) else None
+                if not (isinstance(value, ir.Expr) and value.op == "call"
+                        and value.vararg is None):
+                    continue
+                func = gvals.get(value.func.name)
+                try:
+                    if func in SAME_ARGUMENTS and not value.kws:
+                        self.replace(fn, block, stmt, [(SAME_ARGUMENTS[func], value.args)])
+                    elif func in STACKING:
+                        self.stack(fn, block, stmt, func, defs)
+                except TypeError:  # an unhashable callee
+                    continue
+
+    def stack(self, fn, block, stmt, func, defs):
+        """Join the items of a tuple built in place, pairwise."""
+        value = stmt.value
+        args, kws = list(value.args), dict(value.kws)
+        axis = args.pop(1) if len(args) == 2 else kws.pop("axis", None)
+        items = defs.get(args[0].name) if len(args) == 1 and not kws else None
+        if not (isinstance(items, ir.Expr) and items.op == "build_tuple" and items.items):
+            return
+        ranks = {fn.typeof(v.name).ndim if isinstance(fn.typeof(v.name), types.Array)
+                 and isinstance(fn.typeof(v.name).dtype, types.Float) else None
+                 for v in items.items}
+        plans = STACKING[func]
+        if axis is not None:
+            if func is not np.concatenate:
+                return
+            plans = {0: STACKING[func], 1: CONCATENATE_COLUMNS}.get(
+                _constant(fn, defs, axis), {})
+        if len(ranks) != 1 or next(iter(ranks)) not in plans:
+            return
+        each, join = plans[next(iter(ranks))]
+        steps = [(each, [v]) for v in items.items] if each is not None else []
+        self.replace(fn, block, stmt, steps, join, list(items.items))
+        _drop_if_unused(fn, args[0])
+
+    @staticmethod
+    def replace(fn, block, stmt, steps, join=None, items=None):
+        """Emit ``steps`` (helper, args) then fold the results (or ``items``) with
+        ``join``; the last call replaces ``stmt``'s value if its type matches."""
+        loc, made = stmt.loc, []
+        for func, args in steps:
+            found = _insert_call(fn, block, stmt, func, args)
+            if found is None:
+                return
+            var = ir.Var(block.scope, fresh_name("$part"), loc)
+            fn.typemap[var.name] = found[1].return_type
+            block.body.insert(block.body.index(stmt), ir.Assign(found[0], var, loc))
+            made.append((var, found))
+        if join is None:
+            var, (expr, sig) = made[-1]
+            block.body.remove(next(s for s in block.body
+                                   if isinstance(s, ir.Assign) and s.target is var))
+        else:
+            acc = (made and [m[0] for m in made]) or items
+            current = acc[0]
+            expr = sig = None
+            for nxt in acc[1:]:
+                found = _insert_call(fn, block, stmt, join, [current, nxt])
+                if found is None:
+                    return
+                expr, sig = found
+                if nxt is not acc[-1]:
+                    current = ir.Var(block.scope, fresh_name("$joined"), loc)
+                    fn.typemap[current.name] = sig.return_type
+                    block.body.insert(block.body.index(stmt), ir.Assign(expr, current, loc))
+            if expr is None:
+                return
+        if sig.return_type != fn.typeof(stmt.target.name):
+            return  # (the inserted statements are dead code then)
+        fn.calltypes.pop(stmt.value, None)
+        stmt.value = expr

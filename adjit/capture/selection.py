@@ -1,0 +1,75 @@
+"""``x[index]`` with an integer array and ``x[mask]`` with a boolean array become
+``np.take``.
+
+Both reads gather elements into a new array, which is linear in ``x``: its transpose adds
+each adjoint back at the position it was read from, so repeated indices accumulate. One
+registered rule (``np.take`` in ``rules/array_ops.py``) then covers both forms in every
+mode. ``x[mask]`` reads the elements where ``mask`` is true in C order, which is
+``np.take(x, np.flatnonzero(mask))``. Applied to float arrays read with a 1-D integer
+array, or with a boolean mask of the array's own rank; other fancy indexing is left alone
+(and refused by the transform).
+"""
+import numpy as np
+from numba.core import ir, types
+from numba.core.registry import cpu_target
+
+from ..ir.builder import fresh_name
+
+
+def _typed(fn, block, at, value, typ, loc, hint):
+    """Insert ``fresh = value`` before ``block.body[at]``, typed ``typ``; return the var."""
+    var = ir.Var(block.scope, fresh_name(hint), loc)
+    block.body.insert(at, ir.Assign(value, var, loc))
+    fn.typemap[var.name] = typ
+    return var
+
+
+def _call(fn, block, stmt, func, args):
+    """Insert ``fresh = func(*args)`` before ``stmt``; return (var, expr, signature)."""
+    tyctx = cpu_target.typing_context
+    fnty = tyctx.resolve_value_type(func)
+    sig = tyctx.resolve_function_type(fnty, tuple(fn.typeof(a.name) for a in args), {})
+    if sig is None:
+        return None
+    at = block.body.index(stmt)
+    fvar = _typed(fn, block, at, ir.Global(func.__name__, func, stmt.loc), fnty, stmt.loc,
+                  f"${func.__name__}")
+    expr = ir.Expr.call(fvar, list(args), (), stmt.loc)
+    fn.calltypes[expr] = sig
+    return expr, sig
+
+
+class GatherReadsToTake:
+    """``y = x[idx]`` / ``y = x[mask]`` on a float array -> ``np.take`` (see above)."""
+
+    name = "gather_reads_to_take"
+
+    def run(self, fn):
+        for block in fn.func_ir.blocks.values():
+            for stmt in list(block.body):
+                value = stmt.value if isinstance(stmt, ir.Assign) else None
+                if not (isinstance(value, ir.Expr) and value.op == "getitem"):
+                    continue
+                arr, index = fn.typeof(value.value.name), fn.typeof(value.index.name)
+                if not (isinstance(arr, types.Array) and isinstance(arr.dtype, types.Float)
+                        and isinstance(index, types.Array)):
+                    continue
+                if isinstance(index.dtype, types.Integer) and index.ndim == 1 == arr.ndim:
+                    self.rewrite(fn, block, stmt, value.index)
+                elif isinstance(index.dtype, types.Boolean) and index.ndim == arr.ndim:
+                    found = _call(fn, block, stmt, np.flatnonzero, [value.index])
+                    if found is None:
+                        continue
+                    at = block.body.index(stmt)
+                    positions = _typed(fn, block, at, found[0], found[1].return_type,
+                                       stmt.loc, "$positions")
+                    self.rewrite(fn, block, stmt, positions)
+
+    @staticmethod
+    def rewrite(fn, block, stmt, positions):
+        """``stmt.target = np.take(x, positions)`` when it has the read's type."""
+        found = _call(fn, block, stmt, np.take, [stmt.value.value, positions])
+        if found is None or found[1].return_type != fn.typeof(stmt.target.name):
+            return
+        fn.calltypes.pop(stmt.value, None)
+        stmt.value = found[0]

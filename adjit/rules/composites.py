@@ -1,0 +1,103 @@
+"""NumPy functions computed by adjit's own ``@njit`` helpers, which adjit derives.
+
+A composite is not a primitive: ``capture/composites.py`` replaces the call by calls to
+plain helpers written with NumPy operations that have rules (allocations, slice writes,
+``logabsdet``). Their derivatives are then whatever adjit derives for the helpers, in every
+mode, so there is no separate rule to get wrong.
+
+- ``np.concatenate((a, b, ...)[, axis])``, ``np.hstack``, ``np.vstack``, ``np.stack``
+  (``axis=0``) and ``np.column_stack`` of float arrays: a chain of pairwise joins.
+- ``np.linalg.slogdet(a)``: ``(sign, logabsdet(a))``, where ``logabsdet`` has the
+  standard rule ``d log|det A| = tr(A^-1 dA)`` and the sign has no derivative.
+- ``np.linalg.eigh(a)``: ``(eigenvalues(a), eigenvectors(a))`` (rules in ``linalg.py``).
+
+Test cases: ``tests/rules/test_array_ops.py``.
+"""
+import numba
+import numpy as np
+
+from .arrays import defarrayvjp
+from .core import nondiff
+from .linalg import eigh_parts
+
+
+@numba.njit
+def join_rows(a, b):
+    """``np.concatenate((a, b))`` along axis 0, for 1-D or 2-D ``a`` and ``b``."""
+    n = a.shape[0]
+    out = np.empty((n + b.shape[0],) + a.shape[1:])
+    out[:n] = a
+    out[n:] = b
+    return out
+
+
+@numba.njit
+def join_columns(a, b):
+    """``np.concatenate((a, b), axis=1)`` for 2-D ``a`` and ``b``."""
+    m = a.shape[1]
+    out = np.empty((a.shape[0], m + b.shape[1]))
+    out[:, :m] = a
+    out[:, m:] = b
+    return out
+
+
+@numba.njit
+def as_row(v):
+    """A 1-D ``v`` as a one-row matrix (how ``np.vstack`` and ``np.stack`` see it)."""
+    out = np.empty((1, v.shape[0]))
+    out[0, :] = v
+    return out
+
+
+@numba.njit
+def as_column(v):
+    """A 1-D ``v`` as a one-column matrix (how ``np.column_stack`` sees it)."""
+    out = np.empty((v.shape[0], 1))
+    out[:, 0] = v
+    return out
+
+
+@numba.njit
+def slogdet_sign(a):
+    """The sign of ``det(a)``: piecewise constant, so it has no derivative."""
+    return np.linalg.slogdet(a)[0]
+
+
+@numba.njit
+def logabsdet(a):
+    """``log|det(a)|``, the second item of ``np.linalg.slogdet``."""
+    return np.linalg.slogdet(a)[1]
+
+
+@numba.njit
+def slogdet_parts(a):
+    """``np.linalg.slogdet(a)`` from its two parts."""
+    return slogdet_sign(a), logabsdet(a)
+
+
+def _logabsdet_update(g, ans, a, shadow):
+    """``A_bar = g A^-T``."""
+    shadow += g * np.linalg.inv(a).T
+
+
+def _logabsdet_tangent(ans, a, da):
+    """``d log|det A| = tr(A^-1 dA)``."""
+    return np.sum(np.linalg.inv(a).T * da)
+
+
+nondiff(slogdet_sign)
+defarrayvjp((logabsdet,), [_logabsdet_update], [_logabsdet_tangent], ndims=(2,))
+
+#: how each stacking function joins its items, by the items' rank:
+#: ``{function: {ndim: (per-item helper or None, pairwise join)}}``
+STACKING = {
+    np.concatenate: {1: (None, join_rows), 2: (None, join_rows)},
+    np.hstack: {1: (None, join_rows), 2: (None, join_columns)},
+    np.vstack: {1: (as_row, join_rows), 2: (None, join_rows)},
+    np.stack: {1: (as_row, join_rows)},
+    np.column_stack: {1: (as_column, join_columns), 2: (None, join_columns)},
+}
+#: ``np.concatenate(items, axis=1)``
+CONCATENATE_COLUMNS = {2: (None, join_columns)}
+#: functions replaced by one helper with the same arguments
+SAME_ARGUMENTS = {np.linalg.slogdet: slogdet_parts, np.linalg.eigh: eigh_parts}

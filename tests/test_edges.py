@@ -346,3 +346,22 @@ def test_zero_tangent_through_a_nan_partial_stays_zero():
     a, b = np.array([-0.115, 0.949, -0.284]), np.array([0.085, 0.997, 0.115])
     assert adjit.jvp(f)(a, b, np.ones(3), np.ones(3)) == (0.0, 0.0)
     np.testing.assert_array_equal(adjit.grad(f, 1)(a, b), np.zeros(3))
+
+
+@numba.njit
+def _sum_of_powers(x, n):
+    s = 0.0
+    for k in range(n):
+        s += np.sum(x ** k)
+    return s
+
+
+def test_arguments_numba_cannot_type_are_an_argument_error():
+    # a string where the loop count is expected: Numba's own TypingError, reworded in the
+    # user's terms, naming the function and the types it was given
+    x = np.array([0.1, 0.2])
+    with pytest.raises(adjit.ArgumentError, match="cannot compile '_sum_of_powers'.*unicode"):
+        adjit.grad(_sum_of_powers)(x, "3")
+    with pytest.raises(adjit.ArgumentError, match="cannot compile '_sum_of_powers'"):
+        adjit.jvp(_sum_of_powers)(x, "3", x)
+    assert adjit.grad(_sum_of_powers)(x, 3) == pytest.approx(1.0 + 2.0 * x)

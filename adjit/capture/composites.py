@@ -3,8 +3,10 @@
 ``np.concatenate((a, b, c))`` becomes ``join_rows(join_rows(a, b), c)`` when the tuple is
 built in the function (its items are then passed one by one: a tuple of differentiated
 arrays passed to a call has no adjoint). ``np.linalg.slogdet(a)`` becomes
-``slogdet_parts(a)``. Calls of other forms are left alone, and are refused by the
-transform if they need a derivative.
+``(slogdet_sign(a), logabsdet(a))``, built in place, and ``np.linalg.eigh`` likewise.
+``ForwardTupleItems`` then forwards the unpacked items and drops the tuples nothing reads
+any more. Calls of other forms are left alone, and are refused by the transform if they
+need a derivative.
 """
 import numpy as np
 from numba.core import ir, types
@@ -12,7 +14,7 @@ from numba.core.registry import cpu_target
 
 from ..ir.builder import fresh_name
 from ..ir.nodes import global_values
-from ..rules.composites import CONCATENATE_COLUMNS, SAME_ARGUMENTS, STACKING
+from ..rules.composites import CONCATENATE_COLUMNS, STACKING, TUPLE_PARTS
 
 
 def _insert_call(fn, block, stmt, func, args):
@@ -41,18 +43,6 @@ def _constant(fn, defs, var):
     return value.value if isinstance(value, ir.Const) else None
 
 
-def _drop_if_unused(fn, var):
-    """Remove the definition of ``var`` when nothing reads it any more (a tuple of
-    differentiated arrays left behind would otherwise need an adjoint)."""
-    blocks = fn.func_ir.blocks.values()
-    if any(v.name == var.name for b in blocks for s in b.body for v in s.list_vars()
-           if not (isinstance(s, ir.Assign) and s.target.name == var.name)):
-        return
-    for block in blocks:
-        block.body = [s for s in block.body
-                      if not (isinstance(s, ir.Assign) and s.target.name == var.name)]
-
-
 class CompositesToHelpers:
     """Stacking functions and ``slogdet`` -> calls of adjit's ``@njit`` helpers."""
 
@@ -70,8 +60,8 @@ class CompositesToHelpers:
                     continue
                 func = gvals.get(value.func.name)
                 try:
-                    if func in SAME_ARGUMENTS and not value.kws:
-                        self.replace(fn, block, stmt, [(SAME_ARGUMENTS[func], value.args)])
+                    if func in TUPLE_PARTS and not value.kws:
+                        self.parts(fn, block, stmt, TUPLE_PARTS[func])
                     elif func in STACKING:
                         self.stack(fn, block, stmt, func, defs)
                 except TypeError:  # an unhashable callee
@@ -99,12 +89,29 @@ class CompositesToHelpers:
         each, join = plans[next(iter(ranks))]
         steps = [(each, [v]) for v in items.items] if each is not None else []
         self.replace(fn, block, stmt, steps, join, list(items.items))
-        _drop_if_unused(fn, args[0])
 
     @staticmethod
-    def replace(fn, block, stmt, steps, join=None, items=None):
-        """Emit ``steps`` (helper, args) then fold the results (or ``items``) with
-        ``join``; the last call replaces ``stmt``'s value if its type matches."""
+    def parts(fn, block, stmt, prims):
+        """``t = f(*args)`` -> ``t = (p0(*args), p1(*args), ...)``."""
+        loc, items = stmt.loc, []
+        for prim in prims:
+            found = _insert_call(fn, block, stmt, prim, stmt.value.args)
+            if found is None:
+                return
+            var = ir.Var(block.scope, fresh_name("$part"), loc)
+            fn.typemap[var.name] = found[1].return_type
+            block.body.insert(block.body.index(stmt), ir.Assign(found[0], var, loc))
+            items.append(var)
+        if types.Tuple([fn.typeof(v.name) for v in items]) != fn.typeof(stmt.target.name):
+            return  # (the inserted calls are dead code then)
+        fn.calltypes.pop(stmt.value, None)
+        stmt.value = ir.Expr.build_tuple(items, loc)
+
+    @staticmethod
+    def replace(fn, block, stmt, steps, join, items):
+        """Emit ``steps`` (a per-item helper and its args) then fold their results (or
+        ``items``) with ``join``; the last call replaces ``stmt``'s value if its type
+        matches."""
         loc, made = stmt.loc, []
         for func, args in steps:
             found = _insert_call(fn, block, stmt, func, args)
@@ -114,25 +121,20 @@ class CompositesToHelpers:
             fn.typemap[var.name] = found[1].return_type
             block.body.insert(block.body.index(stmt), ir.Assign(found[0], var, loc))
             made.append((var, found))
-        if join is None:
-            var, (expr, sig) = made[-1]
-            block.body.remove(next(s for s in block.body
-                                   if isinstance(s, ir.Assign) and s.target is var))
-        else:
-            acc = (made and [m[0] for m in made]) or items
-            current = acc[0]
-            expr = sig = None
-            for nxt in acc[1:]:
-                found = _insert_call(fn, block, stmt, join, [current, nxt])
-                if found is None:
-                    return
-                expr, sig = found
-                if nxt is not acc[-1]:
-                    current = ir.Var(block.scope, fresh_name("$joined"), loc)
-                    fn.typemap[current.name] = sig.return_type
-                    block.body.insert(block.body.index(stmt), ir.Assign(expr, current, loc))
-            if expr is None:
+        acc = (made and [m[0] for m in made]) or items
+        current = acc[0]
+        expr = sig = None
+        for nxt in acc[1:]:
+            found = _insert_call(fn, block, stmt, join, [current, nxt])
+            if found is None:
                 return
+            expr, sig = found
+            if nxt is not acc[-1]:
+                current = ir.Var(block.scope, fresh_name("$joined"), loc)
+                fn.typemap[current.name] = sig.return_type
+                block.body.insert(block.body.index(stmt), ir.Assign(expr, current, loc))
+        if expr is None:
+            return
         if sig.return_type != fn.typeof(stmt.target.name):
             return  # (the inserted statements are dead code then)
         fn.calltypes.pop(stmt.value, None)

@@ -114,3 +114,47 @@ def _retype(fn, flat_type, arr, iter_type, ravelled):
             args = tuple(iter_type if a == flat_type else a for a in sig.args)
             ret = iter_type if sig.return_type == flat_type else sig.return_type
             fn.calltypes[expr] = signature(ret, *args)
+
+
+class JitclassMethodsToCalls:
+    """``y = obj.m(args)`` on a ``@jitclass`` instance becomes ``y = m(obj, args)``, a call
+    of the method's own ``@njit`` dispatcher with the instance first. adjit then derives
+    the method like any helper: values read from the instance's fields are constants
+    (the instance itself is never differentiated), the method's arguments carry
+    derivatives as usual. Keywords are kept for ``BindCallArguments``."""
+
+    name = "jitclass_methods_to_calls"
+
+    def run(self, fn):
+        defs = {s.target.name: s.value for b in fn.func_ir.blocks.values() for s in b.body
+                if isinstance(s, ir.Assign)}
+        tyctx = cpu_target.typing_context
+        for block in fn.func_ir.blocks.values():
+            for stmt in list(block.body):
+                value = stmt.value if isinstance(stmt, ir.Assign) else None
+                if not (isinstance(value, ir.Expr) and value.op == "call"
+                        and value.vararg is None and value.varkwarg is None):
+                    continue
+                bound = defs.get(value.func.name)
+                if not (isinstance(bound, ir.Expr) and bound.op == "getattr"):
+                    continue
+                owner = fn.typeof(bound.value.name)
+                method = getattr(owner, "jit_methods", {}).get(bound.attr)
+                if not isinstance(owner, types.ClassInstanceType) or method is None:
+                    continue
+                args = [bound.value] + list(value.args)
+                fnty = types.Dispatcher(method)
+                kws = {k: fn.typeof(v.name) for k, v in value.kws}
+                sig = tyctx.resolve_function_type(
+                    fnty, tuple(fn.typeof(a.name) for a in args), kws)
+                if sig is None or sig.return_type != fn.typeof(stmt.target.name):
+                    continue
+                var = ir.Var(block.scope, fresh_name(f"${bound.attr}"), stmt.loc)
+                block.body.insert(block.body.index(stmt),
+                                  ir.Assign(ir.Global(bound.attr, method, stmt.loc), var,
+                                            stmt.loc))
+                fn.typemap[var.name] = fnty
+                new = ir.Expr.call(var, args, value.kws, stmt.loc)
+                del fn.calltypes[value]
+                fn.calltypes[new] = sig
+                stmt.value = new

@@ -14,7 +14,7 @@ from .comprehensions import ArrayLiteralToWrites, ComprehensionToEmpty
 from .inplace_arrays import FillToSliceWrite, InplaceArrayToSliceWrite
 from .selection import GatherReadsToTake
 from .stencils import StencilToHelper
-from .methods import FlatIterationToRavel, MethodsToFunctions
+from .methods import FlatIterationToRavel, JitclassMethodsToCalls, MethodsToFunctions
 from .vectorize import VectorizeToLoops
 from ..ir.checks import after_rewrite
 from ..ir.nodes import global_value
@@ -74,7 +74,9 @@ class ResolveModuleAttributes(Pass):
 
 class ForwardTupleItems(Pass):
     """``t = (a, b); c = t[0]`` becomes ``c = a``: tuples built and unpacked in the same
-    function (swaps, multiple assignment) then need no tuple adjoints."""
+    function (swaps, multiple assignment) then need no tuple adjoints. A tuple (and its
+    unpacking iterator) that nothing reads afterwards is removed, so a tuple of arrays
+    that was only unpacked (``w, v = np.linalg.eigh(a)``) needs no adjoint either."""
 
     name = "forward_tuple_items"
 
@@ -99,6 +101,20 @@ class ForwardTupleItems(Pass):
                     if -len(items) <= val.index < len(items):
                         stmt.value = items[val.index]
                         fn.calltypes.pop(val, None)
+        self.drop_unread(fn, set(built))
+
+    @staticmethod
+    def drop_unread(fn, names):
+        """Remove the definitions of the tuples in ``names`` that nothing reads, first
+        the unpacking iterators, then the tuples they unpacked."""
+        blocks = fn.func_ir.blocks.values()
+        for _ in range(2):
+            read = {v.name for b in blocks for s in b.body for v in s.list_vars()
+                    if not (isinstance(s, ir.Assign) and v is s.target)}
+            for block in blocks:
+                block.body = [s for s in block.body
+                              if not (isinstance(s, ir.Assign) and s.target.name in names
+                                      and s.target.name not in read)]
 
 
 class NestVariadicMinMax(Pass):
@@ -215,10 +231,10 @@ class CommonElementReads(Pass):
 NORMALISE = [InplaceArrayToSliceWrite(), FillToSliceWrite(), InplaceBinopToBinop(),
              ResolveModuleAttributes(), StencilToHelper(), ComprehensionToEmpty(),
              ArrayLiteralToWrites(), GatherReadsToTake(), CompositesToHelpers(),
-             MethodsToFunctions(), BindCallArguments(), CallNumberClassGlobals(),
-             VectorizeToLoops(), FlatIterationToRavel(), IndexArrayIteration(),
-             ForwardTupleItems(), NestVariadicMinMax(), SquareToMultiply(),
-             CommonElementReads()]
+             MethodsToFunctions(), JitclassMethodsToCalls(), BindCallArguments(),
+             CallNumberClassGlobals(), VectorizeToLoops(), FlatIterationToRavel(),
+             IndexArrayIteration(), ForwardTupleItems(), NestVariadicMinMax(),
+             SquareToMultiply(), CommonElementReads()]
 
 
 def normalise(fn):

@@ -5,6 +5,7 @@ right after it copies ``func_ir`` (phis included: ``PreLowerStripPhis`` would de
 ``typemap``, ``calltypes`` and ``return_type`` and ends the pipeline early, so nothing is
 lowered or compiled. Results are cached per (function, argument types).
 """
+import re
 import threading
 from dataclasses import dataclass, field
 
@@ -130,15 +131,33 @@ def capture(func, argtypes):
         func.compile(argtypes)
     with global_compiler_lock:
         cpu_target.target_context.refresh()
-        func_ir, typemap, calltypes, rtype = compiler.compile_extra(
-            cpu_target.typing_context, cpu_target.target_context, py_func,
-            args=argtypes, return_type=None, flags=flags, locals={},
-            pipeline_class=pipeline)
+        try:
+            func_ir, typemap, calltypes, rtype = compiler.compile_extra(
+                cpu_target.typing_context, cpu_target.target_context, py_func,
+                args=argtypes, return_type=None, flags=flags, locals={},
+                pipeline_class=pipeline)
+        except numba.core.errors.TypingError as e:
+            if pipeline is not TypingOnlyPipeline:
+                raise
+            # the user's function does not type for these arguments: Numba would refuse
+            # the primal too, so say so in the user's terms instead of from inside adjit
+            shown = ", ".join(str(t) for t in argtypes)
+            raise ArgumentError(
+                f"adjit: Numba cannot compile '{py_func.__name__}' for arguments of types "
+                f"({shown}); check the arguments (and the tangents or cotangents) passed "
+                f"to the transform. Numba says: {_first_reason(e)}") from None
     typed = TypedFunction(py_func, argtypes, func_ir, typemap, calltypes, rtype,
                           dispatcher=func if func is not py_func else None)
     with _lock:
         _cache.setdefault(key, typed)
     return _cache[key]
+
+
+def _first_reason(error):
+    """The first line of a Numba error that says what failed (not where)."""
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", ln).strip() for ln in str(error).splitlines()]
+    lines = [ln for ln in lines if ln and not ln.startswith(("Failed in", "During:"))]
+    return (lines[0] if lines else "a typing error")[:300]
 
 
 def _refuse_object_mode(py_func):

@@ -7,9 +7,12 @@ mode, so there is no separate rule to get wrong.
 
 - ``np.concatenate((a, b, ...)[, axis])``, ``np.hstack``, ``np.vstack``, ``np.stack``
   (``axis=0``) and ``np.column_stack`` of float arrays: a chain of pairwise joins.
-- ``np.linalg.slogdet(a)``: ``(sign, logabsdet(a))``, where ``logabsdet`` has the
+- ``np.linalg.slogdet(a)``: ``(slogdet_sign(a), logabsdet(a))``, where ``logabsdet`` has the
   standard rule ``d log|det A| = tr(A^-1 dA)`` and the sign has no derivative.
 - ``np.linalg.eigh(a)``: ``(eigenvalues(a), eigenvectors(a))`` (rules in ``linalg.py``).
+
+The tuple is built in the function, so unpacking it (``w, v = np.linalg.eigh(a)``) reads
+the items directly and no tuple of arrays needs an adjoint.
 
 Test cases: ``tests/rules/test_array_ops.py``.
 """
@@ -18,7 +21,7 @@ import numpy as np
 
 from .arrays import defarrayvjp
 from .core import nondiff
-from .linalg import eigh_parts
+from .linalg import eigenvalues, eigenvectors
 
 
 @numba.njit
@@ -69,12 +72,6 @@ def logabsdet(a):
     return np.linalg.slogdet(a)[1]
 
 
-@numba.njit
-def slogdet_parts(a):
-    """``np.linalg.slogdet(a)`` from its two parts."""
-    return slogdet_sign(a), logabsdet(a)
-
-
 def _logabsdet_update(g, ans, a, shadow):
     """``A_bar = g A^-T``."""
     shadow += g * np.linalg.inv(a).T
@@ -99,5 +96,7 @@ STACKING = {
 }
 #: ``np.concatenate(items, axis=1)``
 CONCATENATE_COLUMNS = {2: (None, join_columns)}
-#: functions replaced by one helper with the same arguments
-SAME_ARGUMENTS = {np.linalg.slogdet: slogdet_parts, np.linalg.eigh: eigh_parts}
+#: functions returning a tuple, replaced by the tuple of one primitive per item, each
+#: called with the same arguments
+TUPLE_PARTS = {np.linalg.slogdet: (slogdet_sign, logabsdet),
+               np.linalg.eigh: (eigenvalues, eigenvectors)}

@@ -8,8 +8,8 @@ reverse helpers again (``hvp``). Test cases: ``tests/rules/test_array_ops.py``.
 both), so its derivative is that of ``A -> cholesky(tril(A) + tril(A, -1).T)``: an entry
 below the diagonal counts for itself and its mirror, entries above get no adjoint.
 ``np.linalg.eigh`` reads the lower triangle too, and is treated the same way. It returns a
-pair: ``capture/composites.py`` rewrites it to ``eigh_parts``, whose two items are the
-primitives ``eigenvalues`` and ``eigenvectors``. Eigenvector derivatives assume distinct
+pair: ``capture/composites.py`` rewrites it to the pair of primitives ``eigenvalues``
+and ``eigenvectors``. Eigenvector derivatives assume distinct
 eigenvalues (they divide by their differences, as every standard rule does).
 """
 import numba
@@ -127,12 +127,6 @@ def eigenvalues(a):
 def eigenvectors(a):
     """The eigenvectors (columns) of a symmetric ``a``, as ``np.linalg.eigh`` gives."""
     return np.linalg.eigh(a)[1]
-
-
-@numba.njit
-def eigh_parts(a):
-    """``np.linalg.eigh(a)`` as its two differentiable parts."""
-    return eigenvalues(a), eigenvectors(a)
 
 
 @numba.njit

@@ -2,11 +2,13 @@
 writes, helpers that return new arrays, loop-carried arrays (ODE integrators, power
 iteration), ``.copy()``, ``.T``, ``reshape``, ``np.cross``, ``math.lgamma``, ``@vectorize``
 ufuncs, in-place array operators, ``X.dot(w)``, keyword and default arguments,
-``dtype=`` and ``type(x)(...)``, ``np.array`` of literals, array comprehensions and ``@stencil`` kernels."""
+``dtype=`` and ``type(x)(...)``, ``np.array`` of literals, array comprehensions, ``@stencil`` kernels and ``@jitclass``
+methods."""
 import math
 
 import numba
 import numpy as np
+from numba.experimental import jitclass
 
 from . import Case
 
@@ -256,6 +258,26 @@ def stencil_two_inputs(a, b):
     return np.sum(_wedge(a, b) ** 2)
 
 
+@jitclass([("k", numba.float64), ("w", numba.float64[:])])
+class _Springs:
+    """A @jitclass of parameters with a method, as simulation code writes them."""
+
+    def __init__(self, k, w):
+        self.k = k
+        self.w = w
+
+    def energy(self, x, scale=1.0):
+        return 0.5 * self.k * scale * np.sum(self.w * x * x * x)
+
+
+SPRINGS = _Springs(1.7, np.linspace(0.5, 1.5, 6))
+
+
+def jitclass_parameters(x, springs):
+    # a method of a @jitclass argument called with a keyword; its fields are constants
+    return springs.energy(x, scale=0.5) + springs.k * math.sin(x[0])
+
+
 CASES = [
     Case(jacobi_out_argument, (X6, np.zeros(6)), 0),
     Case(fill_out_argument, (X6, np.zeros(6)), 0),
@@ -284,4 +306,5 @@ CASES = [
     Case(stencil_smoothing, (P4,), 0),
     Case(stencil_cval_scalar, (X6, 0.7), (0, 1)),
     Case(stencil_two_inputs, (X6, X6[::-1].copy()), (0, 1)),
+    Case(jitclass_parameters, (X6, SPRINGS), 0),
 ]

@@ -283,8 +283,8 @@ class ReversePass:
         """Flops to recompute the float ``+ - *`` tree ``value`` from free leaves, or None
         when a leaf is not free or the tree costs more than ``budget``."""
         ctx = self.ctx
-        if value.fn not in (operator.add, operator.sub, operator.mul):
-            return None
+        if budget < 1 or value.fn not in (operator.add, operator.sub, operator.mul):
+            return None  # (checked before recursing: a long chain stops at the budget)
         flops = 1
         for v in operands(value):
             vt = types.unliteral(ctx.typeof(v.name))

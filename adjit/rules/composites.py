@@ -1,9 +1,9 @@
 """NumPy functions computed by adjit's own ``@njit`` helpers, which adjit derives.
 
-A composite is not a primitive: ``capture/composites.py`` replaces the call by calls to
-plain helpers written with NumPy operations that have rules (allocations, slice writes,
-``logabsdet``). Their derivatives are then whatever adjit derives for the helpers, in every
-mode, so there is no separate rule to get wrong.
+A composite is not a primitive: ``capture/composites.py`` replaces the call by calls of
+small primitives registered here, each with its own rule: pairwise joins (linear in both
+arguments), one-row/one-column views of a vector, ``logabsdet`` and the two parts of
+``eigh``.
 
 - ``np.concatenate((a, b, ...)[, axis])``, ``np.hstack``, ``np.vstack``, ``np.stack``
   (``axis=0``) and ``np.column_stack`` of float arrays: a chain of pairwise joins.
@@ -21,6 +21,7 @@ import numpy as np
 
 from .arrays import defarrayvjp
 from .core import nondiff
+from .registry import deflinear_array, defnonlinear
 from .linalg import eigenvalues, eigenvectors
 
 
@@ -58,6 +59,56 @@ def as_column(v):
     out = np.empty((v.shape[0], 1))
     out[:, 0] = v
     return out
+
+
+# The joins are linear in both arguments jointly: each argument's tangent term joins it
+# with zeros, and each adjoint is the argument's block of the result's adjoint.
+def _rows_jvp_a(ans, a, b, da):
+    return join_rows(da, np.zeros_like(b))
+
+
+def _rows_jvp_b(ans, a, b, db):
+    return join_rows(np.zeros_like(a), db)
+
+
+def _rows_vjp_a(g, ans, a, b, shadow):
+    shadow += g[:a.shape[0]]
+
+
+def _rows_vjp_b(g, ans, a, b, shadow):
+    shadow += g[a.shape[0]:]
+
+
+def _columns_jvp_a(ans, a, b, da):
+    return join_columns(da, np.zeros_like(b))
+
+
+def _columns_jvp_b(ans, a, b, db):
+    return join_columns(np.zeros_like(a), db)
+
+
+def _columns_vjp_a(g, ans, a, b, shadow):
+    shadow += g[:, :a.shape[1]]
+
+
+def _columns_vjp_b(g, ans, a, b, shadow):
+    shadow += g[:, a.shape[1]:]
+
+
+def _row_transpose(g, shadow):
+    shadow += g[0, :]
+
+
+def _column_transpose(g, shadow):
+    shadow += g[:, 0]
+
+
+defnonlinear([join_rows], [_rows_vjp_a, _rows_vjp_b], [_rows_jvp_a, _rows_jvp_b],
+             nargs=(2,))
+defnonlinear([join_columns], [_columns_vjp_a, _columns_vjp_b],
+             [_columns_jvp_a, _columns_jvp_b], ndims=(2,), nargs=(2,))
+deflinear_array([as_row], _row_transpose, ndims=(1,))
+deflinear_array([as_column], _column_transpose, ndims=(1,))
 
 
 @numba.njit

@@ -21,9 +21,9 @@ import numba
 import numpy as np
 from numba.core import types
 
-from ..compile.caches import invalidate_if_consulted, note_consulted
+from ..compile.caches import RuleTable
 
-_ARRAY_RULES = {}
+_ARRAY_RULES = RuleTable()
 
 #: Array constructors: their result gets a shadow, and no derivative flows to their inputs
 #: (a fill value of ``np.full`` that is differentiated is refused by the transform).
@@ -52,18 +52,12 @@ def _reads(func, name):
 
 
 def _register(prims, rule):
-    invalidate_if_consulted(prims)
-    for prim in prims:
-        _ARRAY_RULES[prim] = rule
+    _ARRAY_RULES.register(prims, rule)
 
 
 def lookup_array(prim):
     """The ``ArrayRule`` of ``prim`` (a function or a method's typing key), or None."""
-    note_consulted(prim)
-    try:
-        return _ARRAY_RULES.get(prim)
-    except TypeError:  # unhashable callee
-        return None
+    return _ARRAY_RULES.get(prim)
 
 
 def _elementwise_update(partial, arity):

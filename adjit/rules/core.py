@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numba
 
-from ..compile.caches import invalidate_if_consulted, note_consulted
+from ..compile.caches import RuleTable
 from ..errors import ArgumentError
 
 
@@ -105,8 +105,8 @@ class Rule:
                 "adjit.extend.defderiv")
 
 
-_RULES = {}
-_NONDIFF = set()
+_RULES = RuleTable()
+_NONDIFF = RuleTable()  # (value True: declared non-differentiable)
 
 
 def _as_partial(p):
@@ -125,9 +125,8 @@ def defderiv(prim, *partials, name=None):
     with more arguments than partials is refused, never given silent zeros."""
     name = name or getattr(prim, "__name__", str(prim))
     _check_arity(prim, name, len(partials))
-    _RULES[prim] = Rule(name, tuple(_as_partial(p) for p in partials))
-    _NONDIFF.discard(prim)
-    invalidate_if_consulted([prim])
+    _NONDIFF.pop(prim)
+    _RULES.register([prim], Rule(name, tuple(_as_partial(p) for p in partials)))
 
 
 def _check_arity(prim, name, count):
@@ -158,40 +157,30 @@ def defderivs(prims, *partials):
 def nondiff(*prims):
     """Declare primitives with no derivative: their outputs carry no adjoint."""
     for prim in prims:
-        _NONDIFF.add(prim)
-        _RULES.pop(prim, None)
-    invalidate_if_consulted(prims)
+        _RULES.pop(prim)
+    _NONDIFF.register(prims, True)
 
 
-_LINEAR = {}
+_LINEAR = RuleTable()
 
 
 def deflinear(prim, *positions):
     """Declare ``prim`` linear, jointly, in the arguments at ``positions`` (and independent
     of the others, which must be integers): its tangent is the same call on the tangents
     of those arguments. Also right for helpers that add into an array argument."""
-    _LINEAR[prim] = tuple(positions)
-    invalidate_if_consulted([prim])
+    _LINEAR.register([prim], tuple(positions))
 
 
 def lookup_linear(prim):
     """The linear argument positions of ``prim``, or None."""
-    note_consulted(prim)
-    try:
-        return _LINEAR.get(prim)
-    except TypeError:
-        return None
+    return _LINEAR.get(prim)
 
 
 def lookup(prim):
     """The rule of ``prim``, ``NONDIFF`` if declared non-differentiable, else ``None``."""
-    note_consulted(prim)
-    try:
-        if prim in _NONDIFF:
-            return NONDIFF
-        return _RULES.get(prim)
-    except TypeError:  # unhashable callee
-        return None
+    if _NONDIFF.get(prim):
+        return NONDIFF
+    return _RULES.get(prim)
 
 
 NONDIFF = Rule("nondiff", ())

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 import numba
 from numba.core import types
 
-from ..compile.caches import invalidate_if_consulted, note_consulted
+from ..compile.caches import RuleTable
 
-_ARRAY_OPS = {}
+_ARRAY_OPS = RuleTable()
 
 
 @dataclass
@@ -69,11 +69,10 @@ class ArrayOp:
 
 def _register(keys, op):
     op.keys = list(keys)
-    invalidate_if_consulted(keys)
     for key in keys:
-        _ARRAY_OPS[key] = op
         if isinstance(key, tuple) and op.method is None:
             op.method = key[1]
+    _ARRAY_OPS.register(keys, op)
     return op
 
 
@@ -127,11 +126,7 @@ def _name(key):
 
 def lookup_array_op(key):
     """The ``ArrayOp`` registered for ``key``, or None."""
-    note_consulted(key)
-    try:
-        return _ARRAY_OPS.get(key)
-    except TypeError:  # unhashable callee
-        return None
+    return _ARRAY_OPS.get(key)
 
 
 def classify_array_call(key, argtypes, result_type):
@@ -142,7 +137,7 @@ def classify_array_call(key, argtypes, result_type):
     return op
 
 
-_KERNELS = {}
+_KERNELS = RuleTable()
 
 
 def defkernel(keys, kernel):
@@ -150,18 +145,12 @@ def defkernel(keys, kernel):
     ``@njit`` function of one element of each operand), such as ``np.where`` and
     ``np.clip``. The ``VectorizeToLoops`` pass rewrites array calls into loops over the
     kernel, as for ``@vectorize`` ufuncs, and adjit derives the kernel in every mode."""
-    invalidate_if_consulted(keys)
-    for key in keys:
-        _KERNELS[key] = kernel
+    _KERNELS.register(keys, kernel)
 
 
 def lookup_kernel(key):
     """The scalar kernel registered for ``key`` with ``defkernel``, or None."""
-    note_consulted(key)
-    try:
-        return _KERNELS.get(key)
-    except TypeError:
-        return None
+    return _KERNELS.get(key)
 
 
 def registered_kernels():

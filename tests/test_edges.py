@@ -365,3 +365,25 @@ def test_arguments_numba_cannot_type_are_an_argument_error():
     with pytest.raises(adjit.ArgumentError, match="cannot compile '_sum_of_powers'"):
         adjit.jvp(_sum_of_powers)(x, "3", x)
     assert adjit.grad(_sum_of_powers)(x, 3) == pytest.approx(1.0 + 2.0 * x)
+
+
+@numba.stencil
+def _second_difference(a):
+    return a[-1] + a[1] - 2.0 * a[0]
+
+
+@numba.njit
+def _stencil_into_out(x):
+    out = np.zeros_like(x)
+    _second_difference(x, out=out)
+    return np.sum(out * out)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_stencil_with_out_is_refused_by_the_kernel_name(mode):
+    x = np.linspace(0.1, 1.0, 6)
+    with pytest.raises(adjit.UnsupportedError, match="(?s)'_second_difference'.*out="):
+        if mode == "grad":
+            adjit.grad(_stencil_into_out)(x)
+        else:
+            adjit.jvp(_stencil_into_out)(x, x)

@@ -221,8 +221,10 @@ def call_name(key):
         return f"x.{key[1]}"
     if isinstance(key, str) and key.startswith("array."):
         return "x." + key[len("array."):]
+    kernel = getattr(getattr(key, "kernel_ir", None), "func_id", None)  # a @stencil
     name = getattr(key, "__name__", None) or getattr(
-        getattr(key, "py_func", None), "__name__", None) or str(key)
+        getattr(key, "py_func", None), "__name__", None) or getattr(
+        kernel, "func_name", None) or str(key)
     module = getattr(key, "__module__", "") or ""
     if module.startswith("numpy"):
         sub = module.split(".")[1] if module.count(".") >= 1 else ""
@@ -233,6 +235,9 @@ def call_name(key):
 def unsupported_detail(fn, expr, cls):
     """What to do about a call ``classify_call`` found no rule for; the same words in
     both modes."""
+    if hasattr(cls.key, "kernel_ir") and expr.kws:
+        return ("a @stencil call with out= or neighborhood= is not supported: use the "
+                "returned array (out = kernel(a)), or write the loop in an @njit helper")
     if expr.kws or expr.vararg or expr.varkwarg:
         return ("keyword or star arguments adjit could not bind to parameters (a "
                 "helper's **kwargs or keyword-only parameters, or a tuple made elsewhere); "

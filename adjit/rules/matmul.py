@@ -91,3 +91,7 @@ def kron_update_b(g, a, shadow):
 # are bilinear in (g, other) and accumulate into the shadow, so the tangent of the shadow
 # takes update(g%dot, other) + update(g, other%dot)
 ACCUMULATING_BILINEAR = (update_a, update_b, kron_update_a, kron_update_b)
+
+#: the NumPy matrix products these helpers differentiate (with ``@``), by the transform's
+#: matmul handlers
+MATRIX_PRODUCTS = (np.dot, np.kron)

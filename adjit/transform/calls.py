@@ -14,6 +14,7 @@ from numba.core import ir, types
 
 from ..rules import NONDIFF, lookup
 from ..rules.core import adjoint_product
+from ..rules.matmul import MATRIX_PRODUCTS
 from ..rules.registry import classify_array_call
 from .analysis import is_float_array
 
@@ -167,7 +168,7 @@ def elementwise_parts(fn, value):
 
 
 #: matrix products producing arrays (their reverse helpers are in reverse/matmul.py)
-MATMULS = (operator.matmul, np.dot, np.kron)
+MATMULS = (operator.matmul,) + MATRIX_PRODUCTS
 
 
 def matmul_parts(fn, value):

@@ -104,11 +104,13 @@ class GeneratedDispatcher(CPUDispatcher):
 class TransformDispatcher(GeneratedDispatcher):
     """The dispatcher of a public transform (``grad(f)``, ``jvp(f)``, ...).
 
-    An exception raised inside the differentiated function leaves the forward sweep's
-    records on the thread's tape. Called from Python, no derivative can be running on
-    this thread underneath, so the tape is emptied before the exception propagates.
-    (Called from ``@njit`` code, the records stay until the next call from Python that
-    raises; the tape's memory is reused, so they cost memory, never correctness.)"""
+    A ``raise`` in differentiated code unwinds its own function's records first (see
+    ``transform/reverse/forward_pass.py``). An exception Numba raises (``IndexError``
+    under boundscheck) leaves the forward sweep's records on the thread's tape. Called
+    from Python, no derivative can be running on this thread underneath, so the tape is
+    emptied before any exception propagates. (Called from ``@njit`` code that catches a
+    Numba-raised exception, the records stay until the next call from Python that raises;
+    the tape's memory is reused, so they cost memory, never correctness.)"""
 
     def __call__(self, *args, **kwargs):
         try:

@@ -9,6 +9,10 @@ Calls to other ``@njit`` functions with active inputs call their forward pass in
 iterators over active arrays get a position counter, and the reverse pass can ask for
 values computed around a statement (``ctx.fwd_before`` / ``fwd_after``: the element an
 array write overwrites, the shape of a local array).
+
+A function that can ``raise`` reads the tape's depth on entry and sets it back just before
+each ``raise``: an exception caught by the caller (``try``/``except`` in ``@njit`` code)
+then leaves none of this call's records behind.
 """
 import operator
 
@@ -16,7 +20,7 @@ import numpy as np
 from numba.core import ir
 
 from ...ir.builder import Emitter, clone_stmt, clone_value
-from ...runtime import tape_push
+from ...runtime import tape_depth, tape_push, tape_set_depth
 from .context import TAPE, counter
 
 
@@ -57,17 +61,25 @@ def iterator_root(ctx, name):
     return name
 
 
+#: the tape depth on entry, in a function that can raise
+ENTRY_DEPTH = "adjit_entry_depth"
+
+
 def build_forward(ctx, rev):
     """The forward-pass blocks, given the record layouts chosen by the reverse pass."""
     blocks = {}
     cfg = ctx.cfg
     exports = phi_exports(ctx.blocks)
+    raises = any(isinstance(b.terminator, (ir.Raise, ir.StaticRaise))
+                 for b in ctx.blocks.values())
     for label in sorted(ctx.blocks):
         primal = ctx.blocks[label]
         block = ir.Block(primal.scope, primal.loc)
         e = Emitter(block, primal.scope, primal.loc)
         if label == cfg.entry:
             e.assign(ir.Arg(TAPE, 0, primal.loc), target=TAPE)
+            if raises:
+                e.call(tape_depth, [e.var(TAPE)], target=ENTRY_DEPTH)
         for stmt in primal.body[:-1]:
             e.loc = stmt.loc
             if not is_phi(stmt):
@@ -87,6 +99,8 @@ def build_forward(ctx, rev):
         if items:
             e.call(tape_push, [e.var(TAPE), e.tuple(items, hint="rec")], hint="pushed")
         copy_phi_inputs(e, exports.get(label, ()))
+        if isinstance(primal.terminator, (ir.Raise, ir.StaticRaise)):
+            e.call(tape_set_depth, [e.var(TAPE), e.var(ENTRY_DEPTH)], hint="unwound")
         block.append(clone_stmt(primal.terminator))
         blocks[label] = block
     return blocks

@@ -4,7 +4,7 @@
 built in the function (its items are then passed one by one: a tuple of differentiated
 arrays passed to a call has no adjoint). ``np.linalg.slogdet(a)`` becomes
 ``(slogdet_sign(a), logabsdet(a))``, built in place, and ``np.linalg.eigh`` likewise.
-``ForwardTupleItems`` then forwards the unpacked items and drops the tuples nothing reads
+``np.interp`` calls a plain helper. ``ForwardTupleItems`` then forwards the unpacked items and drops the tuples nothing reads
 any more. Calls of other forms are left alone, and are refused by the transform if they
 need a derivative.
 """
@@ -14,7 +14,7 @@ from numba.core.registry import cpu_target
 
 from ..ir.builder import fresh_name
 from ..ir.nodes import global_values
-from ..rules.composites import CONCATENATE_COLUMNS, STACKING, TUPLE_PARTS
+from ..rules.composites import CONCATENATE_COLUMNS, HELPERS, STACKING, TUPLE_PARTS
 
 
 def _insert_call(fn, block, stmt, func, args):
@@ -64,6 +64,8 @@ class CompositesToHelpers:
                         self.parts(fn, block, stmt, TUPLE_PARTS[func])
                     elif func in STACKING:
                         self.stack(fn, block, stmt, func, defs)
+                    elif func in HELPERS and not value.kws and value.args:
+                        self.helper(fn, block, stmt, HELPERS[func])
                 except TypeError:  # an unhashable callee
                     continue
 
@@ -89,6 +91,19 @@ class CompositesToHelpers:
         each, join = plans[next(iter(ranks))]
         steps = [(each, [v]) for v in items.items] if each is not None else []
         self.replace(fn, block, stmt, steps, join, list(items.items))
+
+    @staticmethod
+    def helper(fn, block, stmt, by_rank):
+        """``y = f(x, ...)`` -> ``y = helper(x, ...)``, the helper for ``x``'s rank."""
+        first = fn.typeof(stmt.value.args[0].name)
+        rank = first.ndim if isinstance(first, types.Array) else 0
+        if rank not in by_rank:
+            return
+        found = _insert_call(fn, block, stmt, by_rank[rank], stmt.value.args)
+        if found is None or found[1].return_type != fn.typeof(stmt.target.name):
+            return
+        fn.calltypes.pop(stmt.value, None)
+        stmt.value = found[0]
 
     @staticmethod
     def parts(fn, block, stmt, prims):

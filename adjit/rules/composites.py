@@ -10,6 +10,9 @@ arguments), one-row/one-column views of a vector, ``logabsdet`` and the two part
 - ``np.linalg.slogdet(a)``: ``(slogdet_sign(a), logabsdet(a))``, where ``logabsdet`` has the
   standard rule ``d log|det A| = tr(A^-1 dA)`` and the sign has no derivative.
 - ``np.linalg.eigh(a)``: ``(eigenvalues(a), eigenvectors(a))`` (rules in ``linalg.py``).
+- ``np.interp(x, xp, fp)`` of a scalar or a 1-D ``x``: a plain ``@njit`` helper
+  (bisection, then the linear piece), which adjit derives like any user helper, so it
+  is differentiable in ``x`` and ``fp`` (and in ``xp``, through the piece's formula).
 
 The tuple is built in the function, so unpacking it (``w, v = np.linalg.eigh(a)``) reads
 the items directly and no tuple of arrays needs an adjoint.
@@ -135,6 +138,39 @@ def _logabsdet_tangent(ans, a, da):
 
 nondiff(slogdet_sign)
 defarrayvjp((logabsdet,), [_logabsdet_update], [_logabsdet_tangent], ndims=(2,))
+
+@numba.njit
+def interp_scalar(x, xp, fp):
+    """``np.interp(x, xp, fp)`` for a scalar ``x``: the linear piece ``x`` falls in
+    (found by bisection, an integer search with no derivative), clamped at both ends."""
+    n = xp.shape[0]
+    if x <= xp[0]:
+        return fp[0]
+    if x >= xp[n - 1]:
+        return fp[n - 1]
+    lo, hi = 0, n - 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if xp[mid] <= x:
+            lo = mid
+        else:
+            hi = mid
+    t = (x - xp[lo]) / (xp[hi] - xp[lo])
+    return fp[lo] + t * (fp[hi] - fp[lo])
+
+
+@numba.njit
+def interp_array(x, xp, fp):
+    """``np.interp`` of a 1-D array of points."""
+    out = np.empty(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = interp_scalar(x[i], xp, fp)
+    return out
+
+
+#: functions computed by a derived ``@njit`` helper chosen by the rank of argument 0
+#: (0: a scalar): ``{function: {rank: helper}}``
+HELPERS = {np.interp: {0: interp_scalar, 1: interp_array}}
 
 #: how each stacking function joins its items, by the items' rank:
 #: ``{function: {ndim: (per-item helper or None, pairwise join)}}``

@@ -37,6 +37,7 @@ def numpy_functions():
     keys.extend(MATRIX_PRODUCTS)
     keys.extend(composites.STACKING)
     keys.extend(composites.TUPLE_PARTS)
+    keys.extend(composites.HELPERS)
     names = {_numpy_name(k) for k in keys}
     names.discard(None)
     return sorted(names, key=lambda n: (n.startswith("x."), n.lower()))

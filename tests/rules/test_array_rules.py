@@ -134,7 +134,12 @@ def test_sum_of_broadcast():
     check_grad(sum_of_broadcast, M34, W5[:4], argnums=(0, 1))
 
 
-@pytest.mark.parametrize("f, args", [(sum_axis, (V5,)), (norm_2d, (M34,))])
+def test_frobenius_norm_of_a_matrix():
+    g = check_grad(norm_2d, M34)
+    assert np.allclose(g, M34 / np.sqrt(np.sum(M34 * M34)))
+
+
+@pytest.mark.parametrize("f, args", [(sum_axis, (V5,))])
 def test_unsupported_array_operations_are_refused(f, args):
     with pytest.raises(adjit.UnsupportedError):
         adjit.grad(f)(*args)

@@ -5,11 +5,11 @@ programs (a forward pass and a reverse pass sharing a native tape) and compiles 
 Numba, so every derivative is itself a Numba dispatcher.
 """
 from . import rules  # noqa: F401  (registers the built-in rules)
-from .api import grad, hessian, hvp, jvp, show, value_and_grad, vjp
-from .errors import AdjitError, ArgumentError, UnsupportedError
+from .api import clear_cache, grad, hessian, hvp, jvp, show, value_and_grad, vjp
+from .errors import AdjitError, ArgumentError, CacheWarning, UnsupportedError
 from .runtime import runtime_stats
 
 __version__ = "0.1.0"
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "hvp", "hessian", "show", "runtime_stats",
-           "AdjitError", "ArgumentError", "UnsupportedError"]
+           "clear_cache", "AdjitError", "ArgumentError", "CacheWarning", "UnsupportedError"]

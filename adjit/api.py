@@ -146,7 +146,40 @@ class _Wrapper:
         return {0: block}
 
 
-def _transform(func, argnums, kind):
+def _cached(disp, func, label, cache):
+    """Turn on the disk cache of a transform's dispatcher when asked (``cache=True``)."""
+    if cache is not True and cache is not False:
+        raise ArgumentError(f"cache must be True or False, got {cache!r}")
+    if cache:
+        from .capture.fingerprint import fingerprint
+        from .compile.disk_cache import enable_disk_cache
+        enable_disk_cache(disp, py_function_of(func), label, lambda: fingerprint(func, label))
+    return disp
+
+
+def clear_cache(func):
+    """Delete the disk-cache files of every derivative of ``func`` (``cache=True``), in
+    the directory Numba would cache ``func`` in. Returns how many files were removed."""
+    from .compile.disk_cache import clear_cache as clear_files
+    if not callable(func):
+        raise ArgumentError(f"adjit.clear_cache expects a function, got {func!r}")
+    return clear_files(py_function_of(func))
+
+
+def _label(kind, nums, single):
+    """The transform's name in cache file names: ``grad0``, ``hvp0-1t`` (a tuple)."""
+    return kind + "-".join(map(str, nums)) + ("" if single else "t")
+
+
+def _rebuild_transform(kind, func, argnums, cache):
+    """Unpickle a transform: the same transform of the unpickled function (which reaches
+    its compiled code through the disk cache when it was built with ``cache=True``)."""
+    if kind in ("jvp", "vjp"):
+        return globals()[kind](func, cache=cache)
+    return globals()[kind](func, argnums, cache=cache)
+
+
+def _transform(func, argnums, kind, cache=False):
     """The cached dispatcher of one transform of ``func``."""
     if not callable(func):
         raise ArgumentError(f"adjit.{kind} expects a function, got {func!r}")
@@ -166,27 +199,40 @@ def _transform(func, argnums, kind):
                                         primal=func)
             disp.adjit_wrapper = wrapper
             _transforms[key] = disp
-        return disp
+        disp.adjit_spec = (kind, func, argnums, cache or _spec_cache(disp))
+        return _cached(disp, func, _label(kind, nums, single), cache)
 
 
-def grad(func=None, argnums=0):
-    """``grad(f)(*args)`` is d f / d args[argnums]; usable as ``@grad`` or ``@grad(argnums=1)``."""
+def _spec_cache(disp):
+    """Whether an existing transform already caches on disk (a later ``cache=False``
+    request does not turn it off)."""
+    spec = getattr(disp, "adjit_spec", None)
+    return bool(spec and spec[3])
+
+
+def grad(func=None, argnums=0, cache=False):
+    """``grad(f)(*args)`` is d f / d args[argnums]; usable as ``@grad`` or ``@grad(argnums=1)``.
+
+    ``cache=True`` keeps the compiled derivative on disk, like ``numba.njit(cache=True)``
+    (same directory), keyed by the content fingerprint of ``f`` and its callees: a new
+    process loads it without deriving or compiling. The same option exists on every
+    transform."""
     if func is None:
-        return lambda f: grad(f, argnums)
-    return _transform(func, argnums, "grad")
+        return lambda f: grad(f, argnums, cache)
+    return _transform(func, argnums, "grad", cache)
 
 
-def value_and_grad(func=None, argnums=0):
+def value_and_grad(func=None, argnums=0, cache=False):
     """``value_and_grad(f)(*args)`` is ``(f(*args), grad(f, argnums)(*args))`` in one sweep."""
     if func is None:
-        return lambda f: value_and_grad(f, argnums)
-    return _transform(func, argnums, "value_and_grad")
+        return lambda f: value_and_grad(f, argnums, cache)
+    return _transform(func, argnums, "value_and_grad", cache)
 
 
-def vjp(func):
+def vjp(func, cache=False):
     """``vjp(f)(*args, ybar)`` is ``(f(*args), cotangents)``, one cotangent per argument:
     ybar * df/darg for floats, an array for float arrays, 0 for ints and bools."""
-    return _transform(func, 0, "vjp")
+    return _transform(func, 0, "vjp", cache)
 
 
 class _JVPWrapper:
@@ -277,9 +323,10 @@ def _check_cotangent(fname, ytype, btype, where="ybar"):
     raise ArgumentError(f"vjp({fname}): the output type {ytype} has no cotangent")
 
 
-def jvp(func):
+def jvp(func, cache=False):
     """``jvp(f)(*args, *tangents)`` is ``(f(*args), df)``: forward mode, with one tangent
-    per float or float-array argument, in order. ``jvp(grad(f))`` is forward-over-reverse."""
+    per float or float-array argument, in order. ``jvp(grad(f))`` is forward-over-reverse.
+    ``cache=True``: as for ``grad``."""
     if not callable(func):
         raise ArgumentError(f"adjit.jvp expects a function, got {func!r}")
     py_func = py_function_of(func)
@@ -294,10 +341,11 @@ def jvp(func):
             disp = generated_dispatcher(f"jvp_{py_func.__name__}", None, wrapper.build,
                                         primal=func)
             _transforms[key] = disp
-        return disp
+        disp.adjit_spec = ("jvp", func, None, cache or _spec_cache(disp))
+        return _cached(disp, func, "jvp", cache)
 
 
-def hvp(func, argnums=0):
+def hvp(func, argnums=0, cache=False):
     """``hvp(f)(*args, v)`` is the Hessian of f with respect to ``args[argnums]`` applied to
     ``v``, computed as ``jvp(grad(f, argnums))`` (forward-over-reverse).
 
@@ -320,7 +368,8 @@ def hvp(func, argnums=0):
             disp = generated_dispatcher(f"hvp_{py_func.__name__}", wrapper.stub_names(),
                                         wrapper.build, primal=func)
             _transforms[key] = disp
-        return disp
+        disp.adjit_spec = ("hvp", func, argnums, cache or _spec_cache(disp))
+        return _cached(disp, func, _label("hvp", nums, single), cache)
 
 
 class _HVPWrapper:
@@ -363,10 +412,12 @@ class _HVPWrapper:
         return {0: block}
 
 
-def hessian(func):
+def hessian(func, cache=False):
     """``hessian(f)(x)``: the dense Hessian of a function of one float or float-array
     argument, one HVP per column (forward-over-reverse), symmetrised to remove rounding
-    asymmetry. Returns a float for a scalar x and an (x.size, x.size) array otherwise."""
+    asymmetry. Returns a float for a scalar x and an (x.size, x.size) array otherwise.
+    ``cache=True`` caches its ``hvp`` on disk (the small column loop around it is
+    compiled in each process)."""
     import numba
     if not callable(func):
         raise ArgumentError(f"adjit.hessian expects a function, got {func!r}")
@@ -380,11 +431,11 @@ def hessian(func):
             "adjit.hvp(f, argnums=...) for Hessian-vector products of other functions, or "
             "close over the other arguments")
     ensure_current(func)
+    hv = hvp(func, cache=cache)
     key = (py_func, (), False, "hessian")
     with _lock:
         if key in _transforms:
             return _transforms[key]
-    hv = hvp(func)
 
     @numba.njit
     def dense_hessian(x):
@@ -444,4 +495,4 @@ def show(func, *args, argnums=None, file=None):
     return text
 
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "hvp", "hessian", "show"]
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "hvp", "hessian", "show", "clear_cache"]

@@ -38,6 +38,15 @@ class ArgumentError(AdjitError, ValueError):
         return " ".join(str(a) for a in self.args)
 
 
+class Uncacheable(AdjitError):
+    """A function reads a value whose content adjit cannot fingerprint, so its derivatives
+    cannot be cached on disk (they still work, compiled in each process)."""
+
+
+class CacheWarning(UserWarning):
+    """The disk cache could not be used for one derivative (it still works, uncached)."""
+
+
 def _source_line(loc):
     """The stripped source text of a numba ``ir.Loc``, or '' when unavailable."""
     try:

@@ -24,37 +24,62 @@ def _code_names(code):
     return names
 
 
-def _python_function(obj):
-    """The Python function behind a Numba dispatcher or ufunc wrapper, or None."""
+def python_function(obj):
+    """The Python function behind a Numba dispatcher, ufunc wrapper or stencil, or None."""
     if isinstance(obj, pytypes.FunctionType):
         return obj
     inner = getattr(obj, "py_func", None)
     if inner is None:
         inner = getattr(getattr(obj, "_dispatcher", None), "py_func", None)
+    if inner is None:  # a @numba.stencil kernel keeps the IR of its Python function
+        inner = getattr(getattr(getattr(obj, "kernel_ir", None), "func_id", None), "func", None)
     return inner if isinstance(inner, pytypes.FunctionType) else None
+
+
+#: library modules: their functions are not user code that can be rebound or edited
+_LIBRARY_ROOTS = ("numpy", "numba", "scipy", "math", "cmath", "adjit", "llvmlite")
+
+
+def _is_user_module(module_name):
+    return (module_name or "").split(".")[0] not in _LIBRARY_ROOTS
+
+
+def _is_user(py_func):
+    return _is_user_module(getattr(py_func, "__module__", None))
+
+
+def _module_attributes(name, module, names):
+    """``(qualified name, value)`` of the attributes of a user module that code reading
+    ``names`` may access (``helpers.f``): rebinding them is rebinding a callee."""
+    if not isinstance(module, pytypes.ModuleType) or not _is_user_module(module.__name__):
+        return []
+    scope = module.__dict__
+    return [(f"{name}.{attr}", scope[attr]) for attr in sorted(names) if attr in scope]
 
 
 def snapshot(func):
     """``[(function, name, object)]``: what ``func`` and its callees read, recursively."""
-    out, seen, todo = [], set(), [_python_function(func) or func]
+    out, seen, todo = [], set(), [python_function(func) or func]
     while todo:
         py_func = todo.pop()
         if not isinstance(py_func, pytypes.FunctionType) or py_func in seen:
             continue
         seen.add(py_func)
         scope = py_func.__globals__
-        for name in sorted(_code_names(py_func.__code__)):
-            if name in scope:
-                value = scope[name]
-                out.append((py_func, name, value))
-                todo.append(_python_function(value))
+        names = _code_names(py_func.__code__)
+        read = [(name, scope[name]) for name in sorted(names) if name in scope]
         for name, cell in zip(py_func.__code__.co_freevars, py_func.__closure__ or ()):
             try:
-                value = cell.cell_contents
+                read.append((name, cell.cell_contents))
             except ValueError:  # an empty cell
                 continue
+        for name, value in list(read):
+            read += _module_attributes(name, value, names)
+        for name, value in read:
             out.append((py_func, name, value))
-            todo.append(_python_function(value))
+            inner = python_function(value)
+            if inner is not None and _is_user(inner):
+                todo.append(inner)
     return out
 
 
@@ -66,7 +91,7 @@ def _same(old, new):
 def ensure_current(func):
     """Invalidate adjit's caches when a name ``func`` (or a callee) reads was rebound
     since ``func`` was last transformed."""
-    py_func = _python_function(func)
+    py_func = python_function(func)
     if py_func is None:
         return
     new = snapshot(py_func)

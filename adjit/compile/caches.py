@@ -9,6 +9,7 @@ so the next call of a transform the user already holds recompiles against the cu
 callees and rules. It is coarse on purpose: staleness is rare and correctness is not.
 """
 import threading
+import types
 import weakref
 
 _clearers = []
@@ -52,6 +53,27 @@ def invalidate_if_consulted(keys):
     invalidate_all()
 
 
+_user_registrations = []
+
+#: modules whose objects adjit's own rules are registered for
+_LIBRARY_ROOTS = ("numpy", "numba", "scipy", "math", "cmath", "adjit", "builtins", "operator")
+
+
+def _is_user_key(key):
+    """A Python function or Numba dispatcher defined outside the libraries."""
+    func = getattr(key, "py_func", key)
+    if not isinstance(func, types.FunctionType):
+        return False
+    root = (func.__module__ or "").split(".")[0]
+    return root not in _LIBRARY_ROOTS and not root.startswith("_")
+
+
+def user_registrations():
+    """``[(keys, rule)]`` registered for user functions (``adjit.extend``): part of the
+    fingerprint of a cached derivative, since they change it without changing code."""
+    return list(_user_registrations)
+
+
 class RuleTable:
     """A table of rules keyed by callee, the one kind every rule file keeps.
 
@@ -65,6 +87,8 @@ class RuleTable:
     def register(self, keys, rule):
         """Set ``rule`` for every key in ``keys``."""
         invalidate_if_consulted(keys)
+        if any(_is_user_key(key) for key in keys):
+            _user_registrations.append((tuple(keys), rule))
         for key in keys:
             self._rules[key] = rule
 

@@ -112,6 +112,16 @@ class TransformDispatcher(GeneratedDispatcher):
     Numba-raised exception, the records stay until the next call from Python that raises;
     the tape's memory is reused, so they cost memory, never correctness.)"""
 
+    def __reduce__(self):
+        """Pickle as "the same transform of the same function" (``adjit_spec``): the
+        receiving process rebuilds it, and loads its code from the disk cache when the
+        transform was made with ``cache=True``."""
+        spec = getattr(self, "adjit_spec", None)
+        if spec is None:
+            raise TypeError(f"{self!r} is an internal adjit function and cannot be pickled")
+        from ..api import _rebuild_transform
+        return _rebuild_transform, spec
+
     def __call__(self, *args, **kwargs):
         try:
             return super().__call__(*args, **kwargs)

@@ -1,0 +1,160 @@
+"""Content fingerprints of differentiated functions, for the on-disk derivative cache.
+
+A derivative cached on disk may be reused by another process only if everything it was
+built from is unchanged. ``fingerprint(func, key)`` hashes:
+
+- the bytecode, constants, defaults and names of ``func`` and of every user function it
+  reaches through its globals and closure (``freshness.snapshot`` walks them);
+- the value of every global and closure variable those functions read: numbers, strings,
+  tuples and arrays by content, user functions and dispatchers by their code (and the
+  compile options that change results), library functions, modules and classes by name;
+- user-registered differentiation rules (``adjit.extend``);
+- ``key`` (the transform, its ``argnums`` and options), and the versions of adjit (a hash
+  of its sources), Numba, llvmlite, NumPy and Python.
+
+A value it cannot hash by content (an arbitrary object) makes the function uncacheable:
+``Uncacheable`` says which name, and the transform works without the disk cache.
+"""
+import functools
+import hashlib
+import pathlib
+import pickle
+import sys
+import types as pytypes
+
+import numpy as np
+
+from ..errors import Uncacheable
+from .freshness import python_function, snapshot
+
+#: modules whose functions and objects are identified by name, not by content
+_LIBRARIES = ("numpy", "numba", "scipy", "math", "cmath", "builtins", "adjit", "llvmlite",
+              "operator", "functools", "itertools", "collections", "random")
+
+
+def _is_library(module_name):
+    root = (module_name or "").split(".")[0]
+    return root in _LIBRARIES or root.startswith("_")
+
+
+@functools.lru_cache(maxsize=1)
+def environment_stamp():
+    """Hash of adjit's own sources and runtime, and the versions of what compiles it: a
+    changed rule or pass invalidates every cached derivative."""
+    import llvmlite
+    import numba
+    root = pathlib.Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")) + sorted(root.parent.glob("native/*.ll")):
+        h.update(str(path.relative_to(root.parent)).encode())
+        h.update(path.read_bytes())
+    try:
+        from importlib import resources
+        for entry in sorted(resources.files("adjit.native").iterdir(), key=str):
+            if str(entry).endswith(".ll"):
+                h.update(entry.read_bytes())
+    except Exception:  # a checkout without the package data installed
+        pass
+    for version in (numba.__version__, llvmlite.__version__, np.__version__, sys.version):
+        h.update(version.encode())
+    return h.hexdigest()
+
+
+def _code_digest(code, h):
+    """Feed a code object (recursively through nested code) into ``h``."""
+    h.update(code.co_code)
+    h.update(repr((code.co_name, code.co_names, code.co_varnames, code.co_freevars,
+                   code.co_cellvars, code.co_argcount, code.co_kwonlyargcount)).encode())
+    for const in code.co_consts:
+        if isinstance(const, pytypes.CodeType):
+            _code_digest(const, h)
+        else:
+            h.update(repr(const).encode())
+
+
+def _function_digest(py_func, h):
+    """A user function: its code, defaults and keyword defaults."""
+    _code_digest(py_func.__code__, h)
+    for value in (py_func.__defaults__ or ()) + tuple((py_func.__kwdefaults__ or {}).items()):
+        _value_digest(value, h, f"a default of {py_func.__qualname__}")
+
+
+def _named(value):
+    return f"{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', value)}"
+
+
+def _value_digest(value, h, where):
+    """Feed one global or closure value into ``h`` (functions contribute by name here:
+    ``snapshot`` lists user functions separately and their code is hashed there)."""
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes, np.generic)):
+        h.update(f"{type(value).__name__}:{value!r}".encode())
+    elif isinstance(value, (tuple, list)):
+        h.update(f"{type(value).__name__}[{len(value)}]".encode())
+        for item in value:
+            _value_digest(item, h, where)
+    elif isinstance(value, np.ndarray):
+        h.update(f"array:{value.dtype.str}:{value.shape}".encode())
+        h.update(np.ascontiguousarray(value).tobytes())
+    elif isinstance(value, pytypes.ModuleType):
+        h.update(f"module:{value.__name__}".encode())
+    elif python_function(value) is not None:
+        py_func = python_function(value)
+        options = getattr(value, "targetoptions", None) or {}
+        h.update(f"function:{_named(py_func)}:{sorted(map(repr, options.items()))}".encode())
+    elif isinstance(value, type) or _is_library(getattr(value, "__module__", None)):
+        h.update(f"named:{type(value).__name__}:{_named(value)}".encode())
+    else:
+        try:
+            h.update(pickle.dumps(value, protocol=4))
+        except Exception:
+            raise Uncacheable(f"{where} is {type(value).__name__} {value!r:.60}, whose "
+                              "content adjit cannot fingerprint") from None
+
+
+def _user_rules_digest(h):
+    """Rules registered through ``adjit.extend`` change derivatives without changing code."""
+    from ..compile.caches import user_registrations
+    for keys, rule in user_registrations():
+        h.update(repr([_named(python_function(k) or k) for k in keys]).encode())
+        _rule_digest(rule, h, 3)
+
+
+def _rule_digest(part, h, depth):
+    """A rule object: the user functions in it by code, everything else by value."""
+    py_func = python_function(part)
+    if py_func is not None:
+        if _is_library(py_func.__module__):
+            h.update(_named(py_func).encode())
+        else:
+            _function_digest(py_func, h)
+    elif isinstance(part, (tuple, list)) and depth:
+        for item in part:
+            _rule_digest(item, h, depth - 1)
+    elif hasattr(part, "__dict__") and not isinstance(part, type) and depth:
+        h.update(_named(type(part)).encode())
+        for name, value in sorted(vars(part).items()):
+            h.update(name.encode())
+            _rule_digest(value, h, depth - 1)
+    else:
+        _value_digest(part, h, "a registered rule")
+
+
+def fingerprint(func, key):
+    """The hex content fingerprint of ``func`` (a function or dispatcher) for the
+    transform described by ``key`` (a string); raises ``Uncacheable``."""
+    h = hashlib.sha256(environment_stamp().encode())
+    h.update(key.encode())
+    root = python_function(func)
+    if root is None:
+        raise Uncacheable(f"{func!r} is not a Python function or Numba dispatcher")
+    _value_digest(func, h, "the function")
+    _function_digest(root, h)
+    done = {root}
+    for py_func, name, value in snapshot(root):
+        if py_func not in done:
+            done.add(py_func)
+            _function_digest(py_func, h)
+        h.update(name.encode())
+        _value_digest(value, h, f"'{name}' (read by {py_func.__qualname__})")
+    _user_rules_digest(h)
+    return h.hexdigest()

@@ -1,0 +1,154 @@
+"""The on-disk cache of derivatives (``adjit.grad(f, cache=True)``).
+
+It is Numba's own cache (``numba.core.caching``: object code plus the bitcode for
+inlining, pickled ``CompileResult``) with three differences that derivatives need:
+
+- **Where**: the directory Numba would use for ``f`` itself (``NUMBA_CACHE_DIR``, else
+  ``__pycache__`` beside ``f``'s source file, else the user-wide cache directory). Files
+  are named ``adjit-<module>.<function>-<transform>-<fingerprint>...``.
+- **When stale**: the index is stamped with the content fingerprint of ``f`` and every
+  callee it reaches (``capture/fingerprint.py``), not with the mtime of one source file.
+  An entry is used only when the fingerprint, the signature and the CPU all match.
+- **Robust**: each signature has its own index file, written atomically, so processes
+  writing at once lose nothing; an unreadable or truncated file is reported with a
+  ``CacheWarning`` and ignored (the derivative is compiled and the file rewritten).
+"""
+import glob
+import hashlib
+import inspect
+import os
+import sys
+import warnings
+
+from numba.core import caching, compiler
+
+from ..errors import CacheWarning, Uncacheable
+
+
+def _base_locator(py_func):
+    """The locator Numba would use to cache ``py_func`` itself, or None."""
+    try:
+        source = inspect.getfile(py_func)
+    except TypeError:
+        return None
+    for cls in caching.CacheImpl._locator_classes:
+        locator = cls.from_function(py_func, source)
+        if locator is not None:
+            return locator
+    return None
+
+
+class _SingleEntryFile(caching.IndexDataCacheFile):
+    """An index holding one signature: saving never reads the old (maybe corrupt)
+    index, and the data file is written before the index that names it."""
+
+    def save(self, key, data):
+        name = self._data_name(1)
+        self._save_data(name, data)
+        self._save_index({key: name})
+
+
+def file_prefix(py_func):
+    """The start of every cache file name of ``py_func``'s derivatives."""
+    module = os.path.splitext(os.path.basename(inspect.getfile(py_func)))[0]
+    qualname = py_func.__qualname__.replace("<", "").replace(">", "")
+    return f"adjit-{module}.{qualname}"
+
+
+class DerivativeCache(caching.Cache):
+    """A Numba dispatcher cache for one derivative (see the module docstring).
+
+    The fingerprint is computed whenever the cache is consulted (about a millisecond,
+    once per compiled signature), so an entry written before a callee was rebound in this
+    process is never loaded after it."""
+
+    def __init__(self, stub, py_func, label, stamp, locator):
+        self._name = f"{label}({py_func.__qualname__})"
+        self._py_func = stub  # its bytecode is part of Numba's index key
+        self._stamp, self._locator = stamp, locator
+        self._cache_path = locator.get_cache_path()
+        self._prefix = f"{file_prefix(py_func)}-{label}"
+        self.enable()
+
+    def _file(self, key):
+        """The index/data pair of one signature under the current fingerprint (one entry
+        per index file, so concurrent writers of different signatures lose nothing)."""
+        stamp = self._stamp()
+        digest = hashlib.sha256(repr(key).encode()).hexdigest()[:12]
+        base = f"{self._prefix}-{stamp[:16]}-{digest}.{sys.implementation.cache_tag}"
+        return _SingleEntryFile(self._cache_path, base, stamp)
+
+    def _load_overload(self, sig, target_context):
+        if not self._enabled:
+            return None
+        key = self._index_key(sig, target_context.codegen())
+        try:
+            data = self._file(key).load(key)
+            if data is None:
+                return None
+            return compiler.CompileResult._rebuild(target_context, *data)
+        except Uncacheable:
+            return None
+        except Exception as exc:  # a corrupt, truncated or foreign file: recompile
+            warnings.warn(f"adjit: ignoring the unreadable disk-cache entry of {self._name} "
+                          f"in {self._cache_path} ({type(exc).__name__}: {exc}); "
+                          "recompiling", CacheWarning, stacklevel=2)
+            return None
+
+    def _save_overload(self, sig, cres):
+        if not self._enabled:
+            return
+        if cres.library.has_dynamic_globals:
+            warnings.warn(f"adjit: {self._name} is not cached on disk: its code embeds "
+                          "process addresses (ctypes pointers or large global arrays)",
+                          CacheWarning, stacklevel=2)
+            return
+        try:
+            self._locator.ensure_cache_path()
+            key = self._index_key(sig, cres.codegen)
+            self._file(key).save(key, cres._reduce())
+        except Uncacheable:
+            return
+        except OSError as exc:
+            warnings.warn(f"adjit: could not write the disk cache of {self._name}: {exc}",
+                          CacheWarning, stacklevel=2)
+
+
+def enable_disk_cache(dispatcher, py_func, label, stamp):
+    """Make ``dispatcher`` (the transform ``label`` of ``py_func``) load and save its
+    compiled code on disk, under the fingerprint ``stamp()`` (which raises
+    ``Uncacheable``). Returns False, with a ``CacheWarning`` saying why, when the
+    function cannot be cached (no source file, or a global adjit cannot fingerprint)."""
+    if isinstance(dispatcher._cache, DerivativeCache):
+        return True
+    base = _base_locator(py_func)
+    if base is None:
+        warnings.warn(f"adjit: {label}({py_func.__qualname__}) is not cached on disk: no "
+                      "writable cache directory for its source file", CacheWarning,
+                      stacklevel=4)
+        return False
+    try:
+        stamp()
+    except Uncacheable as exc:
+        warnings.warn(f"adjit: {label}({py_func.__qualname__}) is not cached on disk: {exc}",
+                      CacheWarning, stacklevel=4)
+        return False
+    dispatcher._cache = DerivativeCache(dispatcher.py_func, py_func, label, stamp, base)
+    return True
+
+
+def clear_cache(py_func):
+    """Delete every disk-cache file of ``py_func``'s derivatives (all transforms, all
+    fingerprints). Returns the number of files removed."""
+    base = _base_locator(py_func)
+    if base is None:
+        return 0
+    removed = 0
+    pattern = os.path.join(glob.escape(base.get_cache_path()), glob.escape(file_prefix(py_func)))
+    for path in glob.glob(pattern + "-*"):
+        try:
+            os.remove(path)
+            removed += 1
+        except OSError:
+            pass
+    return removed

@@ -1,0 +1,178 @@
+"""The on-disk derivative cache (``cache=True``): reuse across processes, staleness,
+corruption, clearing and pickling. Each process is a real subprocess importing a module
+written to a temporary directory, as a user's second run would."""
+import json
+import os
+import pathlib
+import pickle
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import adjit
+from adjit import CacheWarning, clear_cache
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+MODULE = '''
+import math, numpy as np, numba, adjit
+
+@numba.njit
+def helper(x, k=2.0):
+    return math.sin(x) * k
+
+@numba.njit
+def f(x):
+    s = 0.0
+    for i in range(x.size):
+        s += helper(x[i], k=SCALE) * x[i]
+    return s
+
+SCALE = 3.0
+g = adjit.grad(f, cache=True)
+h = adjit.hvp(f, cache=True)
+j = adjit.jvp(f, cache=True)
+'''
+
+RUN = '''
+import json, sys, warnings
+import numpy as np
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as caught:
+    import cachedmod as m
+    x = np.array([0.3, -1.2, 2.0])
+    out = {"grad": m.g(x).tolist(), "hvp": m.h(x, np.ones(3)).tolist(),
+           "jvp": m.j(x, np.ones(3))[1],
+           "hits": sum(sum(d.stats.cache_hits.values()) for d in (m.g, m.h, m.j)),
+           "misses": sum(sum(d.stats.cache_misses.values()) for d in (m.g, m.h, m.j)),
+           "warnings": [str(w.message) for w in caught if "adjit" in str(w.message)]}
+print(json.dumps(out))
+'''
+
+
+def expected(x, scale):
+    """Closed forms of f(x) = sum(scale * sin(x_i) * x_i)."""
+    grad = scale * (np.cos(x) * x + np.sin(x))
+    hess_diag = scale * (2 * np.cos(x) - np.sin(x) * x)
+    return grad, hess_diag
+
+
+def run(tmp_path):
+    env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}")
+    env.pop("NUMBA_CACHE_DIR", None)
+    proc = subprocess.run([sys.executable, "-c", RUN], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def check(out, scale):
+    x = np.array([0.3, -1.2, 2.0])
+    grad, hess_diag = expected(x, scale)
+    np.testing.assert_allclose(out["grad"], grad, rtol=1e-12)
+    np.testing.assert_allclose(out["hvp"], hess_diag, rtol=1e-12)
+    np.testing.assert_allclose(out["jvp"], grad.sum(), rtol=1e-12)
+
+
+def cache_files(tmp_path):
+    return sorted((tmp_path / "__pycache__").glob("adjit-cachedmod.f-*"))
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory):
+    """A module whose three derivatives were compiled once, in a first process."""
+    tmp_path = tmp_path_factory.mktemp("cache")
+    (tmp_path / "cachedmod.py").write_text(MODULE)
+    first = run(tmp_path)
+    check(first, 3.0)
+    assert first["hits"] == 0 and first["misses"] == 3
+    return tmp_path
+
+
+def test_second_process_loads_every_transform_without_compiling(warm):
+    out = run(warm)
+    check(out, 3.0)
+    assert out["hits"] == 3 and out["misses"] == 0
+    names = [p.name for p in cache_files(warm)]
+    assert any("-grad0-" in n for n in names) and any("-hvp0-" in n for n in names)
+    assert any("-jvp-" in n for n in names)
+
+
+def test_a_changed_constant_or_callee_is_never_served_stale(warm, tmp_path):
+    for name in ("cachedmod.py",):
+        (tmp_path / name).write_text(MODULE.replace("SCALE = 3.0", "SCALE = 5.0"))
+    (tmp_path / "__pycache__").mkdir()
+    for path in cache_files(warm):  # the warm entries, under the new module's name
+        (tmp_path / "__pycache__" / path.name).write_bytes(path.read_bytes())
+    out = run(tmp_path)
+    check(out, 5.0)
+    assert out["hits"] == 0 and out["misses"] == 3
+    edited = MODULE.replace("math.sin(x) * k", "math.sin(x) * k * 2.0")
+    (tmp_path / "cachedmod.py").write_text(edited)
+    out = run(tmp_path)
+    np.testing.assert_allclose(out["grad"], 2 * expected(np.array([0.3, -1.2, 2.0]), 3.0)[0],
+                               rtol=1e-12)
+    assert out["misses"] == 3
+
+
+def test_corrupt_or_truncated_files_warn_and_recompile(warm, tmp_path):
+    (tmp_path / "cachedmod.py").write_text(MODULE)
+    (tmp_path / "__pycache__").mkdir()
+    for path in cache_files(warm):
+        data = path.read_bytes()
+        broken = data[: len(data) // 2] if path.suffix == ".nbc" else b"not a pickle"
+        (tmp_path / "__pycache__" / path.name).write_bytes(broken)
+    out = run(tmp_path)
+    check(out, 3.0)
+    assert out["misses"] == 3
+    assert out["warnings"] and all("unreadable disk-cache entry" in w for w in out["warnings"])
+    out = run(tmp_path)  # the broken files were rewritten
+    check(out, 3.0)
+    assert out["hits"] == 3
+
+
+def test_clear_cache_removes_only_that_functions_files(warm):
+    sys.path.insert(0, str(warm))
+    try:
+        import cachedmod
+    finally:
+        sys.path.remove(str(warm))
+    (warm / "__pycache__" / "adjit-cachedmod.other-grad0-x.nbi").write_bytes(b"")
+    assert clear_cache(cachedmod.f) >= 6
+    assert cache_files(warm) == []
+    assert (warm / "__pycache__" / "adjit-cachedmod.other-grad0-x.nbi").exists()
+    # the next process recompiles and writes them again
+    check(run(warm), 3.0)
+    assert len(cache_files(warm)) >= 6
+
+
+def test_transforms_pickle_as_the_same_transform():
+    from corpus.straight_line import reuse_value
+    for transform, args in ((adjit.grad(reuse_value), (1.3,)),
+                            (adjit.value_and_grad(reuse_value), (0.2,)),
+                            (adjit.jvp(reuse_value), (1.3, 1.0)),
+                            (adjit.hvp(reuse_value), (1.3, 1.0))):
+        clone = pickle.loads(pickle.dumps(transform))
+        assert clone is transform  # the same process: the same cached transform
+    x = 1.3  # f = x^4 + x^3 - 3x^2
+    assert adjit.grad(reuse_value)(x) == pytest.approx(4 * x**3 + 3 * x**2 - 6 * x, rel=1e-14)
+
+
+def test_a_function_without_source_is_not_cached_and_says_why():
+    namespace = {}
+    exec(textwrap.dedent("""
+        def nosource(x):
+            return x * x
+    """), namespace)
+    with pytest.warns(CacheWarning, match="not cached on disk"):
+        g = adjit.grad(namespace["nosource"], cache=True)
+    assert g(3.0) == 6.0
+
+
+def test_cache_must_be_a_bool():
+    from corpus.straight_line import reuse_value
+    with pytest.raises(adjit.ArgumentError, match="cache must be True or False"):
+        adjit.grad(reuse_value, cache="yes")

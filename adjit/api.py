@@ -14,8 +14,9 @@ import numba
 import numpy as np
 from numba.core import ir, types
 
-from .capture.freshness import ensure_current
+from .capture.freshness import StalenessCheck, ensure_current
 from .capture.typed_ir import capture, py_function_of
+from .compile.caches import OwnedCache
 from .compile.dispatcher import generated_dispatcher
 from .errors import ArgumentError
 from .ir.builder import Emitter
@@ -23,7 +24,7 @@ from .runtime import tape_acquire
 from .transform.analysis import is_differentiable, is_float, is_float_array
 from .transform.reverse.program import derive
 
-_transforms = {}
+_transforms = OwnedCache("transform")  # dies with the function (compile/caches.py)
 _lock = threading.Lock()
 
 
@@ -146,10 +147,14 @@ class _Wrapper:
         return {0: block}
 
 
-def _cached(disp, func, label, cache):
-    """Turn on the disk cache of a transform's dispatcher when asked (``cache=True``)."""
+def _finish(disp, func, spec, label, cache):
+    """Equip a transform's dispatcher: its pickle recipe ``spec`` (kind, argnums), the
+    freshness check its calls run, and the disk cache when asked (``cache=True``)."""
     if cache is not True and cache is not False:
         raise ArgumentError(f"cache must be True or False, got {cache!r}")
+    previous = getattr(disp, "adjit_spec", None)
+    disp.adjit_spec = (spec[0], func, spec[1], bool(cache or (previous and previous[3])))
+    disp.adjit_refresh = StalenessCheck(func)
     if cache:
         from .capture.fingerprint import fingerprint
         from .compile.disk_cache import enable_disk_cache
@@ -199,15 +204,7 @@ def _transform(func, argnums, kind, cache=False):
                                         primal=func)
             disp.adjit_wrapper = wrapper
             _transforms[key] = disp
-        disp.adjit_spec = (kind, func, argnums, cache or _spec_cache(disp))
-        return _cached(disp, func, _label(kind, nums, single), cache)
-
-
-def _spec_cache(disp):
-    """Whether an existing transform already caches on disk (a later ``cache=False``
-    request does not turn it off)."""
-    spec = getattr(disp, "adjit_spec", None)
-    return bool(spec and spec[3])
+        return _finish(disp, func, (kind, argnums), _label(kind, nums, single), cache)
 
 
 def grad(func=None, argnums=0, cache=False):
@@ -341,8 +338,7 @@ def jvp(func, cache=False):
             disp = generated_dispatcher(f"jvp_{py_func.__name__}", None, wrapper.build,
                                         primal=func)
             _transforms[key] = disp
-        disp.adjit_spec = ("jvp", func, None, cache or _spec_cache(disp))
-        return _cached(disp, func, "jvp", cache)
+        return _finish(disp, func, ("jvp", None), "jvp", cache)
 
 
 def hvp(func, argnums=0, cache=False):
@@ -368,8 +364,7 @@ def hvp(func, argnums=0, cache=False):
             disp = generated_dispatcher(f"hvp_{py_func.__name__}", wrapper.stub_names(),
                                         wrapper.build, primal=func)
             _transforms[key] = disp
-        disp.adjit_spec = ("hvp", func, argnums, cache or _spec_cache(disp))
-        return _cached(disp, func, _label("hvp", nums, single), cache)
+        return _finish(disp, func, ("hvp", argnums), _label("hvp", nums, single), cache)
 
 
 class _HVPWrapper:

@@ -18,12 +18,12 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import cpu_target
 from numba.stencils.stencil import StencilFunc
 
-from ..compile.caches import registered_cache
+from ..compile.caches import owned_cache
 from ..compile.dispatcher import generated_dispatcher
 from ..ir.builder import fresh_name
 from ..ir.nodes import global_values
 
-_helpers = registered_cache({})
+_helpers = owned_cache("stencil_helper")
 _lock = threading.RLock()
 
 

@@ -18,7 +18,7 @@ from numba.core.registry import cpu_target
 from numba.core.typed_passes import NopythonTypeInference
 
 from ..errors import ArgumentError, UnsupportedError
-from ..compile.caches import registered_cache
+from ..compile.caches import owned_cache
 
 
 @dataclass
@@ -100,7 +100,7 @@ def is_generated(func):
     return hasattr(py_function_of(func), "_adjit_builder")
 
 
-_cache = registered_cache({})
+_cache = owned_cache("typed_ir")
 _lock = threading.RLock()
 
 

@@ -23,22 +23,111 @@ def registered_cache(cache):
     return cache
 
 
+class _Store(dict):
+    """The entries one function owns. Pickling a function (cloudpickle copies a dynamic
+    function's ``__dict__``) drops them: they are per-process compiled state."""
+
+    def __reduce__(self):
+        return _Store, ()
+
+
+_STORE = "_adjit_store"
+
+
+class OwnedCache:
+    """A dict keyed by tuples whose first item (a function, dispatcher or stencil) owns
+    the entry. Entries live in the owner's ``__dict__``, so they die with it: redefining
+    a function in a notebook frees what adjit built for the old one, as Numba frees its
+    dispatchers. Owners without a ``__dict__`` fall back to a module-level dict."""
+
+    def __init__(self, name):
+        self._name = name
+        self._owners = weakref.WeakSet()
+        self._fallback = {}
+
+    def _table(self, key, create=False):
+        owner = key[0]
+        try:
+            store = owner.__dict__.get(_STORE)
+            if store is None and create:
+                store = owner.__dict__[_STORE] = _Store()
+                self._owners.add(owner)
+            elif store is not None and owner not in self._owners:
+                self._owners.add(owner)
+        except (AttributeError, TypeError):
+            return self._fallback, key
+        return store, (self._name,) + tuple(key[1:])
+
+    def get(self, key, default=None):
+        table, k = self._table(key)
+        return default if table is None else table.get(k, default)
+
+    def __contains__(self, key):
+        table, k = self._table(key)
+        return table is not None and k in table
+
+    def __getitem__(self, key):
+        table, k = self._table(key)
+        if table is None:
+            raise KeyError(key)
+        return table[k]
+
+    def __setitem__(self, key, value):
+        table, k = self._table(key, create=True)
+        table[k] = value
+
+    def setdefault(self, key, value):
+        table, k = self._table(key, create=True)
+        return table.setdefault(k, value)
+
+    def __iter__(self):
+        """The keys, as they were given (owner first)."""
+        yield from list(self._fallback)
+        for owner in list(self._owners):
+            for k in list(owner.__dict__.get(_STORE, ())):
+                if k[0] == self._name:
+                    yield (owner,) + k[1:]
+
+    def __len__(self):
+        return sum(1 for _ in self)
+
+    def values(self):
+        return [self[key] for key in self]
+
+    def clear(self):
+        """Forget this cache's entries (other caches' entries in the same stores stay)."""
+        self._fallback.clear()
+        for owner in list(self._owners):
+            store = owner.__dict__.get(_STORE, {})
+            for k in [k for k in store if k[0] == self._name]:
+                del store[k]
+
+
+def owned_cache(name):
+    """A registered ``OwnedCache`` (cleared by ``invalidate_all``)."""
+    return registered_cache(OwnedCache(name))
+
+
 def track_dispatcher(dispatcher):
     """Remember a generated dispatcher so that ``invalidate_all`` can reset it."""
     _dispatchers.add(dispatcher)
     return dispatcher
 
 
-_consulted = set()
+_consulted = set()  # builtins, type keys: they live for ever anyway
+_consulted_weakly = weakref.WeakSet()  # functions and dispatchers: they may be redefined
 
 
 def note_consulted(key):
     """Record that a derivation asked the rule tables about ``key``: a later
     registration for it must invalidate what was built from the old answer."""
     try:
-        _consulted.add(key)
-    except TypeError:  # unhashable keys have no rules either
-        pass
+        _consulted_weakly.add(key)
+    except TypeError:  # not weakly referenceable (a builtin, a tuple key)
+        try:
+            _consulted.add(key)
+        except TypeError:  # unhashable keys have no rules either
+            pass
 
 
 def invalidate_if_consulted(keys):
@@ -46,7 +135,7 @@ def invalidate_if_consulted(keys):
     already consulted; registering rules for keys nothing has asked about (import time,
     a new helper) costs nothing."""
     try:
-        if not any(key in _consulted for key in keys):
+        if not any(key in _consulted or _weakly_in(key) for key in keys):
             return
     except TypeError:
         pass
@@ -72,6 +161,13 @@ def user_registrations():
     """``[(keys, rule)]`` registered for user functions (``adjit.extend``): part of the
     fingerprint of a cached derivative, since they change it without changing code."""
     return list(_user_registrations)
+
+
+def _weakly_in(key):
+    try:
+        return key in _consulted_weakly
+    except TypeError:
+        return False
 
 
 class RuleTable:

@@ -6,7 +6,9 @@ stub's builder for the IR of the requested signature, then Numba's own type infe
 lowering passes run on it. So generated code is callable from Python, from ``@njit`` code
 (where LLVM can inline it) and can be fed to adjit again.
 """
+import inspect
 import types as pytypes
+import weakref
 
 from numba.core import ir, sigutils, typed_passes, types, untyped_passes
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
@@ -38,8 +40,20 @@ def make_stub(name, arg_names, builder, defaults=None):
     # a real module's globals: Numba derives symbol names from the module, and recursion
     # only resolves when both of its derivations agree
     stub = pytypes.FunctionType(code, globals(), name, defaults)
-    stub._adjit_builder = builder
+    # weakly: Numba's dispatcher finalizer (a GC root) keeps each compile result, which
+    # keeps the stub; a strong builder would keep the differentiated function, and so its
+    # transforms and their dispatchers, alive for ever. The dispatcher holds it strongly.
+    stub._adjit_builder = (weakref.WeakMethod(builder) if inspect.ismethod(builder)
+                           else weakref.ref(builder))
     return stub
+
+
+def builder_of(stub):
+    """The builder of a generated stub (alive as long as its dispatcher is)."""
+    builder = stub._adjit_builder()
+    if builder is None:
+        raise RuntimeError(f"adjit: the dispatcher of {stub.__name__} was freed")
+    return builder
 
 
 @register_pass(mutates_CFG=True, analysis_only=False)
@@ -53,7 +67,7 @@ class BuildGeneratedIR(FunctionPass):
 
     def run_pass(self, state):
         stub = state.func_id.func
-        blocks = stub._adjit_builder(tuple(state.args))
+        blocks = builder_of(stub)(tuple(state.args))
         # building may create intrinsics (tape pops of new record types): install them
         state.typingctx.refresh()
         state.targetctx.refresh()
@@ -95,6 +109,15 @@ class GeneratedDispatcher(CPUDispatcher):
     one specialisation per literal would recompile, and would break recursion whose inner
     call has the non-literal type."""
 
+    def add_overload(self, cres):
+        """Keep the compiled code, drop the typed IR: Numba's finalizer of this dispatcher
+        (a GC root) holds every compile result, and generated IR refers to the
+        differentiated function's other derivatives, so keeping it would keep every
+        function adjit ever differentiated alive. (Numba's own disk cache drops the same
+        fields.) ``adjit.show`` prints the IR instead."""
+        cres.fndesc.typemap = cres.fndesc.calltypes = None
+        super().add_overload(cres._replace(type_annotation=None))
+
     def compile(self, sig):
         args, return_type = sigutils.normalize_signature(sig)
         args = tuple(types.unliteral(a) for a in args)
@@ -123,6 +146,9 @@ class TransformDispatcher(GeneratedDispatcher):
         return _rebuild_transform, spec
 
     def __call__(self, *args, **kwargs):
+        refresh = getattr(self, "adjit_refresh", None)
+        if refresh is not None:  # a rebound callee: recompile against the current one
+            refresh()
         try:
             return super().__call__(*args, **kwargs)
         except BaseException:
@@ -173,5 +199,6 @@ def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None
         options["no_cpython_wrapper"] = True
         options["forceinline"] = True
     cls = GeneratedDispatcher if internal else TransformDispatcher
-    return track_dispatcher(cls(stub, locals={}, targetoptions=options,
-                                pipeline_class=GeneratedPipeline))
+    dispatcher = cls(stub, locals={}, targetoptions=options, pipeline_class=GeneratedPipeline)
+    dispatcher.adjit_builder = builder  # the stub's reference is weak (see make_stub)
+    return track_dispatcher(dispatcher)

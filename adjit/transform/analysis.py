@@ -11,7 +11,7 @@ import numpy as np
 from numba.core import ir, types
 
 from ..ir.nodes import global_value
-from ..compile.caches import registered_cache
+from ..compile.caches import owned_cache
 
 
 def is_float(typ):
@@ -236,7 +236,7 @@ _PURE_KINDS = frozenset({"array_op", "allocation", "elementwise", "matmul", "red
                          "nondiff", "scalar"})
 
 
-_callee_writes = registered_cache({})
+_callee_writes = owned_cache("callee_writes")
 
 
 def callee_writes(dispatcher, argtypes, _active=()):
@@ -278,7 +278,7 @@ def callee_writes(dispatcher, argtypes, _active=()):
     return _callee_writes[key]
 
 
-_callee_random = registered_cache({})
+_callee_random = owned_cache("callee_random")
 
 
 def callee_draws_random(dispatcher, argtypes, _active=()):

@@ -28,7 +28,7 @@ from .analysis import activity, is_differentiable
 from ..ir.nodes import node_kind
 from .forward_handlers import FWD_HANDLERS
 from .reverse.forward_pass import copy_phi_inputs, is_phi, phi_exports
-from ..compile.caches import registered_cache
+from ..compile.caches import owned_cache
 
 
 def dot(name):
@@ -177,7 +177,7 @@ def build_jvp_blocks(ctx, arg_names):
     return blocks
 
 
-_programs = registered_cache({})
+_programs = owned_cache("jvp_program")
 _lock = threading.RLock()
 
 

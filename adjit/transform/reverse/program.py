@@ -24,9 +24,9 @@ from ..analysis import activity
 from .context import TAPE, YBAR, ReverseContext, shadow_arg, shadowed_array_args
 from .forward_pass import build_forward
 from .reverse_pass import ReversePass
-from ...compile.caches import registered_cache
+from ...compile.caches import owned_cache
 
-_programs = registered_cache({})
+_programs = owned_cache("reverse_program")
 _lock = threading.RLock()
 
 

@@ -2,8 +2,11 @@
 
 - ``ADJIT_CHECKS=1``   run IR invariant checks after every rewrite (the tests turn this on).
 - ``ADJIT_DUMP_IR=1``  print the IR after every normalisation and transform pass.
+- ``ADJIT_TIMING=1``   print where each derivative's compile time went (capture, transform,
+  Numba and LLVM per generated function) to stderr; see ``compile/timing.py``.
 """
 import os
 
 CHECKS = os.environ.get("ADJIT_CHECKS", "0") not in ("", "0")
 DUMP_IR = os.environ.get("ADJIT_DUMP_IR", "0") not in ("", "0")
+TIMING = os.environ.get("ADJIT_TIMING", "0") not in ("", "0")

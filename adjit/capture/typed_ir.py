@@ -19,6 +19,7 @@ from numba.core.typed_passes import NopythonTypeInference
 
 from ..errors import ArgumentError, UnsupportedError
 from ..compile.caches import owned_cache
+from ..compile.timing import phase
 
 
 @dataclass
@@ -129,7 +130,7 @@ def capture(func, argtypes):
         # dispatcher, which Numba refuses while the same signature is being typed here:
         # compile the primal first, as calling it would
         func.compile(argtypes)
-    with global_compiler_lock:
+    with global_compiler_lock, phase("capture", py_func.__qualname__):
         cpu_target.target_context.refresh()
         try:
             func_ir, typemap, calltypes, rtype = compiler.compile_extra(

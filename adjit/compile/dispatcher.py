@@ -17,6 +17,7 @@ from numba.core.registry import CPUDispatcher
 
 from ..ir.checks import after_rewrite
 from .caches import track_dispatcher
+from .timing import note_llvm, phase
 
 
 def _stub_template():
@@ -67,7 +68,8 @@ class BuildGeneratedIR(FunctionPass):
 
     def run_pass(self, state):
         stub = state.func_id.func
-        blocks = builder_of(stub)(tuple(state.args))
+        with phase("transform", stub.__name__):
+            blocks = builder_of(stub)(tuple(state.args))
         # building may create intrinsics (tape pops of new record types): install them
         state.typingctx.refresh()
         state.targetctx.refresh()
@@ -121,7 +123,12 @@ class GeneratedDispatcher(CPUDispatcher):
     def compile(self, sig):
         args, return_type = sigutils.normalize_signature(sig)
         args = tuple(types.unliteral(a) for a in args)
-        return super().compile(args if return_type is None else return_type(*args))
+        if args in self.overloads:  # compiled already: nothing to time
+            return super().compile(args if return_type is None else return_type(*args))
+        with phase("numba", self.py_func.__name__) as step:
+            entry = super().compile(args if return_type is None else return_type(*args))
+            note_llvm(step, self.overloads.get(args))
+        return entry
 
 
 class TransformDispatcher(GeneratedDispatcher):

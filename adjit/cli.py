@@ -3,7 +3,7 @@
 ::
 
     adjit bench [--filter REGEX] [--json PATH] [--csv PATH] [--plot PATH.png] [--quick]
-                [--repeat R] [MODULE_OR_FILE:FUNCTION --arg NAME=SPEC ...]
+                [--repeat R] [--compile] [MODULE_OR_FILE:FUNCTION --arg NAME=SPEC ...]
 
 Without a target it runs the built-in suite (``adjit.suite``); with one it benchmarks that
 function, differentiated with respect to its float/array arguments, on inputs built from the
@@ -38,6 +38,9 @@ def build_parser():
                    help="calls per timing round (default: calibrated to the round length)")
     b.add_argument("--rounds", type=int, metavar="N", help="timing rounds (default 7, quick 2)")
     b.add_argument("--seed", type=int, default=0, help="random seed for the inputs")
+    b.add_argument("--compile", action="store_true",
+                   help="also time the primal's compile and the first grad, jvp and hvp, "
+                   "each in a fresh process, and the first grad loaded from the disk cache")
     return parser
 
 
@@ -81,6 +84,7 @@ def run_bench(args):
 
     config = Config.quick(args.repeat) if args.quick else Config(repeat=args.repeat)
     config.seed = args.seed
+    config.compile_times = args.compile
     if args.rounds:
         config.rounds = max(1, args.rounds)
     machine = machine_info()
@@ -92,7 +96,10 @@ def run_bench(args):
     print(report.format_table(rows))
     print(f"\n{report.format_machine(machine)}")
     print("ratio = gradient time / primal time (best of rounds); hand/jvp/hvp likewise; "
-          "'1st grad' = time to first gradient, 'primal jit' = primal compile time")
+          "'1st grad' = time to first gradient, 'primal jit' = primal compile time"
+          + ("; each from a fresh process, Numba's start-up excluded; 'cached grad' = "
+             "first gradient loaded from the disk cache (cache=True) in a new process"
+             if args.compile else ""))
     cfg = {"rounds": config.rounds, "target_s": config.target_s, "max_pool": config.max_pool,
            "repeat": config.repeat, "quick": bool(args.quick), "seed": config.seed}
     if args.json:

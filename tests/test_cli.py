@@ -171,3 +171,16 @@ def test_harness_checks_before_timing():
     bad_row, = run_workloads([_tiny_workload()], cfg, transforms=wrong)
     assert bad_row["status"] == "wrong" and bad_row["grad_s"] is None
     assert bad_row["primal_s"] > 0
+
+
+def test_compile_times_come_from_fresh_processes_and_the_cached_one_hits_the_cache():
+    """``adjit bench --compile``: every figure is measured (a number, not a failure), and
+    the cached figure is only reported when the new process loaded the gradient from the
+    disk cache instead of compiling it."""
+    from adjit.benchmarking.compile_times import compile_times
+    from adjit.benchmarking.report import format_table
+    times = compile_times("scalar_loop_branch", kinds=("primal", "grad", "cached"))
+    assert set(times) == {"primal_first_s", "grad_first_s", "cached_first_s"}
+    assert all(isinstance(v, float) and v > 0 for v in times.values()), times
+    table = format_table([{"name": "scalar_loop_branch", "status": "ok", **times}])
+    assert "cached grad" in table.splitlines()[0] and "1st grad" in table.splitlines()[0]

@@ -21,6 +21,25 @@ TABLE_COLUMNS = (
 )
 
 
+#: with ``adjit bench --compile``: first derivatives, each from a fresh process
+COMPILE_COLUMNS = (
+    ("primal jit", "primal_first_s", "time"),
+    ("1st grad", "grad_first_s", "time"),
+    ("1st jvp", "jvp_first_s", "time"),
+    ("1st hvp", "hvp_first_s", "time"),
+    ("cached grad", "cached_first_s", "time"),
+)
+
+
+def columns_for(rows):
+    """The table's columns: the fresh-process compile columns replace the in-process
+    ones when they were measured."""
+    if not any(r.get("grad_first_s") is not None for r in rows):
+        return TABLE_COLUMNS
+    keep = [c for c in TABLE_COLUMNS if c[1] not in ("grad_compile_s", "primal_compile_s")]
+    return tuple(keep[:-2]) + COMPILE_COLUMNS + tuple(keep[-2:])
+
+
 def fmt_time(s):
     """Seconds in a readable unit (ns, us, ms, s); '-' for None."""
     if s is None or (isinstance(s, float) and math.isnan(s)):
@@ -50,15 +69,16 @@ def _cell(row, key, kind):
 
 def format_table(rows, max_status=60):
     """A plain-text table of the rows; ratios are gradient (or jvp/hvp) time / primal time."""
-    header = [c[0] for c in TABLE_COLUMNS]
+    columns = columns_for(rows)
+    header = [c[0] for c in columns]
     body = []
     for r in rows:
-        cells = [_cell(r, key, kind) for _, key, kind in TABLE_COLUMNS]
+        cells = [_cell(r, key, kind) for _, key, kind in columns]
         if len(cells[-1]) > max_status:
             cells[-1] = cells[-1][:max_status - 3] + "..."
         body.append(cells)
     widths = [max(len(x) for x in col) for col in zip(header, *body)]
-    right = {i for i, c in enumerate(TABLE_COLUMNS) if c[2] in ("time", "ratio")}
+    right = {i for i, c in enumerate(columns) if c[2] in ("time", "ratio")}
 
     def line(cells):
         """One row, numbers right-aligned."""

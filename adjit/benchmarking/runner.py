@@ -23,7 +23,8 @@ from . import checks, drivers
 ROW_KEYS = (
     "name", "status", "primal_s", "primal_median_s", "grad_s", "grad_median_s", "ratio",
     "ratio_median", "hand_s", "hand_ratio", "jvp_s", "jvp_ratio", "hvp_s", "hvp_ratio",
-    "primal_compile_s", "grad_compile_s", "hand_status", "jvp_status", "hvp_status",
+    "primal_compile_s", "grad_compile_s", "primal_first_s", "grad_first_s", "jvp_first_s",
+    "hvp_first_s", "cached_first_s", "hand_status", "jvp_status", "hvp_status",
     "ref_enzyme", "ref_mooncake", "argnums", "calls", "pool", "rounds", "origin", "error",
 )
 
@@ -40,6 +41,7 @@ class Config:
     check_inputs: int = 2
     fd_dirs: int = 3
     seed: int = 0
+    compile_times: bool = False  # also time first derivatives in fresh processes
 
     @classmethod
     def quick(cls, repeat=None):
@@ -384,6 +386,9 @@ def run_workloads(workloads, config=None, progress=None, transforms=None):
             row = {k: None for k in ROW_KEYS}
             row.update(name=w.name, status=f"error: {type(exc).__name__}: {first_line(exc)}",
                        error=_full_error(exc))
+        if config.compile_times and w.origin.startswith("adjit.suite"):
+            from .compile_times import compile_times
+            row.update(compile_times(w.name, progress=say))
         say(f"    -> {row['status']} ({time.perf_counter() - t0:.1f}s)")
         rows.append(row)
     return rows

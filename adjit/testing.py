@@ -250,7 +250,9 @@ def check_hvp(f, *args, argnums=0, seed=0, rtol=1e-5, atol=1e-7):
     def moved(sign):
         new = list(_copy_args(args))
         for k, v in zip(nums, vs):
-            new[k] = args[k] + sign * h * v
+            moved_arg = args[k] + sign * h * v
+            # a 0-d array plus a scalar is a NumPy scalar: keep the argument's type
+            new[k] = np.asarray(moved_arg) if isinstance(args[k], np.ndarray) else moved_arg
         g = grad(*new)
         return [np.asarray(b, dtype=np.float64) for b in (g if isinstance(argnums, tuple)
                                                            else (g,))]

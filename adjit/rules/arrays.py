@@ -61,7 +61,8 @@ def lookup_array(prim):
 
 
 def _elementwise_update(partial, arity):
-    """``shadow[i] += partial(g, ans, n, a[i], ...)`` over every element, 1-D or 2-D."""
+    """``shadow[i] += partial(g, ans, n, a[i], ...)`` over every element of a 0-d, 1-D, 2-D
+    or 3-D array (plain loops: forward mode differentiates these helpers again)."""
     d = numba.njit(partial)
     if arity == 1:
         def update(g, ans, a, shadow):
@@ -69,10 +70,17 @@ def _elementwise_update(partial, arity):
             if a.ndim == 1:
                 for i in range(a.shape[0]):
                     shadow[i] += d(g, ans, n, a[i])
-            else:
+            elif a.ndim == 2:
                 for i in range(a.shape[0]):
                     for j in range(a.shape[1]):
                         shadow[i, j] += d(g, ans, n, a[i, j])
+            elif a.ndim == 3:
+                for i in range(a.shape[0]):
+                    for j in range(a.shape[1]):
+                        for k in range(a.shape[2]):
+                            shadow[i, j, k] += d(g, ans, n, a[i, j, k])
+            else:
+                shadow[()] += d(g, ans, n, a[()])
     elif arity == 2:
         def update(g, ans, a, b, shadow):
             n = a.size
@@ -93,10 +101,17 @@ def _elementwise_tangent(partial, arity):
             if a.ndim == 1:
                 for i in range(a.shape[0]):
                     t += d(1.0, ans, n, a[i]) * da[i]
-            else:
+            elif a.ndim == 2:
                 for i in range(a.shape[0]):
                     for j in range(a.shape[1]):
                         t += d(1.0, ans, n, a[i, j]) * da[i, j]
+            elif a.ndim == 3:
+                for i in range(a.shape[0]):
+                    for j in range(a.shape[1]):
+                        for k in range(a.shape[2]):
+                            t += d(1.0, ans, n, a[i, j, k]) * da[i, j, k]
+            else:
+                t += d(1.0, ans, n, a[()]) * da[()]
             return t
     else:
         def tangent(ans, a, b, da):
@@ -108,7 +123,11 @@ def _elementwise_tangent(partial, arity):
     return numba.njit(tangent)
 
 
-def defelementwise(prims, *partials, ndims=(1, 2)):
+#: the ranks the whole-array reductions handle (a 0-d array is one element)
+ANY_RANK = (0, 1, 2, 3)
+
+
+def defelementwise(prims, *partials, ndims=ANY_RANK):
     """Register a reduction whose derivative with respect to each element depends on that
     element only: one ``partial(g, ans, n, a_i[, b_i])`` per argument, linear in ``g``."""
     updates = tuple(_elementwise_update(p, len(partials)) for p in partials)
@@ -169,27 +188,39 @@ def add_into(shadow, g):
 
 
 def _add_flat(shadow, k, v):
-    """``shadow.flat[k] += v`` for a 1-D or 2-D (possibly strided) shadow."""
+    """``shadow.flat[k] += v`` for a (possibly strided) shadow of any rank."""
     if shadow.ndim == 1:
         shadow[k] += v
-    else:
+    elif shadow.ndim == 2:
         shadow[k // shadow.shape[1], k % shadow.shape[1]] += v
+    elif shadow.ndim == 3:
+        plane = shadow.shape[1] * shadow.shape[2]
+        shadow[k // plane, (k % plane) // shadow.shape[2], k % shadow.shape[2]] += v
+    else:
+        shadow[()] += v
 
 
 _add_flat_jit = numba.njit(_add_flat)
 
 
 def _flat_copy(a):
-    """The elements of a 1-D or 2-D array in C order, as a new 1-D float64 array."""
+    """The elements of an array of any rank in C order, as a new 1-D float64 array."""
     out = np.empty(a.size)
     if a.ndim == 1:
         for i in range(a.shape[0]):
             out[i] = a[i]
-    else:
+    elif a.ndim == 2:
         m = a.shape[1]
         for i in range(a.shape[0]):
             for j in range(m):
                 out[i * m + j] = a[i, j]
+    elif a.ndim == 3:
+        for i in range(a.shape[0]):
+            for j in range(a.shape[1]):
+                for k in range(a.shape[2]):
+                    out[(i * a.shape[1] + j) * a.shape[2] + k] = a[i, j, k]
+    else:
+        out[0] = a[()]
     return out
 
 
@@ -260,9 +291,11 @@ defelementwise((np.mean, _method("mean")), lambda g, ans, n, a: g / n)
 defelementwise((np.linalg.norm,), lambda g, ans, n, a: g * a / ans if ans != 0.0 else 0.0)
 defelementwise((np.dot, np.vdot, operator.matmul),
                lambda g, ans, n, a, b: g * b, lambda g, ans, n, a, b: g * a, ndims=(1,))
-defarrayvjp((np.prod, _method("prod")), [prod_update], [prod_tangent])
-defarrayvjp((np.max, np.amax, _method("max")), [argmax_update], [argmax_tangent])
-defarrayvjp((np.min, np.amin, _method("min")), [argmin_update], [argmin_tangent])
+defarrayvjp((np.prod, _method("prod")), [prod_update], [prod_tangent], ndims=ANY_RANK)
+defarrayvjp((np.max, np.amax, _method("max")), [argmax_update], [argmax_tangent],
+            ndims=ANY_RANK)
+defarrayvjp((np.min, np.amin, _method("min")), [argmin_update], [argmin_tangent],
+            ndims=ANY_RANK)
 
 
 # -- selection writes ``a[sel] = v`` (slices, masks, index arrays) in reverse mode -----

@@ -2,13 +2,14 @@
 
 ``y = p(a0[, a1])`` applied elementwise (``np.sin(x)``, ``x * y``, ``2.0 * x``, ``-x``,
 ``x ** 2``) reuses the scalar partials of ``p`` (``rules.core``). For operand ``k`` the
-helper ``update(g, ans, a0[, a1], shadow)`` walks every element of ``ans`` (1-D or 2-D):
-``v = g[i] * d_k(ans[i], a0[i], a1[i])``, adds ``v`` into ``shadow[i]`` when ``shadow`` is an
-array, and returns the sum of the ``v`` (the adjoint of a scalar operand). A scalar
-operand is read as the same value at every position. Arrays of another shape than
-``ans`` follow NumPy broadcasting: a 1-D operand lines up with the last axis of a 2-D
-result, and an axis of length 1 is read at 0; its shadow then sums the adjoints over the
-broadcast positions. Shapes that do not broadcast raise ``ValueError``.
+helper ``update(g, ans, a0[, a1], shadow)`` walks every element of ``ans`` (1-D, 2-D or
+3-D, as three nested loops over ``(i, j, l)``, the leading ones of length 1 for lower
+ranks): ``v = g[i] * d_k(ans[i], a0[i], a1[i])``, adds ``v`` into ``shadow[i]`` when
+``shadow`` is an array, and returns the sum of the ``v`` (the adjoint of a scalar
+operand). A scalar operand is read as the same value at every position. Arrays of another
+shape than ``ans`` follow NumPy broadcasting: an operand of lower rank lines up with the
+last axes of the result, and an axis of length 1 is read at 0; its shadow then sums the
+adjoints over the broadcast positions. Shapes that do not broadcast raise ``ValueError``.
 """
 import numba
 from numba.core import types
@@ -18,38 +19,54 @@ from .core import (MINUS_ONE, ONE, ArgPartial, FuncPartial, adjoint_product, def
                    nondiff)
 
 
-def _at(a, i, j):
-    """Element ``(i, j)`` of a 2-D array, ``j`` of a 1-D one, or the scalar itself."""
+def _at(a, i, j, k):
+    """Element ``(i, j, k)`` of a 3-D array, ``(j, k)`` of a 2-D one, ``k`` of a 1-D one,
+    or the scalar itself."""
 
 
 @overload(_at)
-def _at_impl(a, i, j):
-    # NumPy broadcasting: a 1-D operand lines up with the last axis, and an axis of
-    # length 1 is read at 0 whatever the position along it
+def _at_impl(a, i, j, k):
+    # NumPy broadcasting: a lower-rank operand lines up with the last axes, and an axis
+    # of length 1 is read at 0 whatever the position along it
     if isinstance(a, types.Array):
+        if a.ndim == 0:
+            return lambda a, i, j, k: a[()]
         if a.ndim == 1:
-            return lambda a, i, j: a[j if a.shape[0] != 1 else 0]
-        return lambda a, i, j: a[i if a.shape[0] != 1 else 0, j if a.shape[1] != 1 else 0]
-    return lambda a, i, j: a
+            return lambda a, i, j, k: a[k if a.shape[0] != 1 else 0]
+        if a.ndim == 2:
+            return lambda a, i, j, k: a[j if a.shape[0] != 1 else 0,
+                                        k if a.shape[1] != 1 else 0]
+        return lambda a, i, j, k: a[i if a.shape[0] != 1 else 0, j if a.shape[1] != 1 else 0,
+                                    k if a.shape[2] != 1 else 0]
+    return lambda a, i, j, k: a
 
 
-def _add_at(shadow, i, j, v):
-    """``shadow[(i,) j] += v`` for an array; nothing for a scalar placeholder."""
+def _add_at(shadow, i, j, k, v):
+    """``shadow[((i,) j,) k] += v`` for an array; nothing for a scalar placeholder."""
 
 
 @overload(_add_at)
-def _add_at_impl(shadow, i, j, v):
+def _add_at_impl(shadow, i, j, k, v):
     # a broadcast operand's shadow sums the adjoints over the axes it was broadcast along
     if isinstance(shadow, types.Array):
+        if shadow.ndim == 0:
+            def add0(shadow, i, j, k, v):
+                shadow[()] += v
+            return add0
         if shadow.ndim == 1:
-            def add1(shadow, i, j, v):
-                shadow[j if shadow.shape[0] != 1 else 0] += v
+            def add1(shadow, i, j, k, v):
+                shadow[k if shadow.shape[0] != 1 else 0] += v
             return add1
+        if shadow.ndim == 2:
+            def add2(shadow, i, j, k, v):
+                shadow[j if shadow.shape[0] != 1 else 0, k if shadow.shape[1] != 1 else 0] += v
+            return add2
 
-        def add2(shadow, i, j, v):
-            shadow[i if shadow.shape[0] != 1 else 0, j if shadow.shape[1] != 1 else 0] += v
-        return add2
-    return lambda shadow, i, j, v: None
+        def add3(shadow, i, j, k, v):
+            shadow[i if shadow.shape[0] != 1 else 0, j if shadow.shape[1] != 1 else 0,
+                   k if shadow.shape[2] != 1 else 0] += v
+        return add3
+    return lambda shadow, i, j, k, v: None
 
 
 def _check_shape(a, ans):
@@ -71,14 +88,16 @@ def _check_shape_impl(a, ans):
 
 
 def _dims(ans):
-    """(rows, columns) of the loops over a 1-D or 2-D array."""
+    """The trip counts of the three nested loops over a 1-D, 2-D or 3-D array."""
 
 
 @overload(_dims)
 def _dims_impl(ans):
     if ans.ndim == 1:
-        return lambda ans: (1, ans.shape[0])
-    return lambda ans: (ans.shape[0], ans.shape[1])
+        return lambda ans: (1, 1, ans.shape[0])
+    if ans.ndim == 2:
+        return lambda ans: (1, ans.shape[0], ans.shape[1])
+    return lambda ans: (ans.shape[0], ans.shape[1], ans.shape[2])
 
 
 #: the broadcasting element read and shape check, which forward mode uses too
@@ -87,7 +106,7 @@ check_broadcast = _check_shape
 
 # forward mode (forward-over-reverse) goes through these helpers too
 deflinear(_at, 0)
-deflinear(_add_at, 0, 3)
+deflinear(_add_at, 0, 4)
 nondiff(_check_shape, _dims)
 
 
@@ -125,13 +144,15 @@ def elementwise_update(partial, arity):
                 _check_shape(g, ans)
                 _check_shape(a0, ans)
                 _check_shape(shadow, ans)
-                rows, cols = _dims(ans)
+                n0, n1, n2 = _dims(ans)
                 total = 0.0
-                for i in range(rows):
-                    for j in range(cols):
-                        v = adjoint_product(_at(g, i, j), d(_at(ans, i, j), _at(a0, i, j)))
-                        _add_at(shadow, i, j, v)
-                        total += v
+                for i in range(n0):
+                    for j in range(n1):
+                        for k in range(n2):
+                            v = adjoint_product(_at(g, i, j, k),
+                                                d(_at(ans, i, j, k), _at(a0, i, j, k)))
+                            _add_at(shadow, i, j, k, v)
+                            total += v
                 return total
         elif arity == 2:
             def update(g, ans, a0, a1, shadow):
@@ -139,14 +160,16 @@ def elementwise_update(partial, arity):
                 _check_shape(a0, ans)
                 _check_shape(a1, ans)
                 _check_shape(shadow, ans)
-                rows, cols = _dims(ans)
+                n0, n1, n2 = _dims(ans)
                 total = 0.0
-                for i in range(rows):
-                    for j in range(cols):
-                        v = adjoint_product(_at(g, i, j),
-                                            d(_at(ans, i, j), _at(a0, i, j), _at(a1, i, j)))
-                        _add_at(shadow, i, j, v)
-                        total += v
+                for i in range(n0):
+                    for j in range(n1):
+                        for k in range(n2):
+                            v = adjoint_product(_at(g, i, j, k),
+                                                d(_at(ans, i, j, k), _at(a0, i, j, k),
+                                                  _at(a1, i, j, k)))
+                            _add_at(shadow, i, j, k, v)
+                            total += v
                 return total
         else:
             raise ValueError("elementwise operations take one or two operands")

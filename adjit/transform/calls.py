@@ -152,7 +152,7 @@ def elementwise_parts(fn, value):
     if sig is None:
         return None
     result = sig.return_type
-    if not (isinstance(result, types.Array) and result.ndim in (1, 2) and (
+    if not (isinstance(result, types.Array) and result.ndim in (1, 2, 3) and (
             is_float_array(result) or (prim in COMPARE
                                        and isinstance(result.dtype, types.Boolean)))):
         return None

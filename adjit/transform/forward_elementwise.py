@@ -63,10 +63,17 @@ def _element_impl(a, i, ans):
     if ans.ndim == 1:
         def impl1(a, i, ans):
             check_broadcast(a, ans)
-            return elementwise_at(a, 0, i)
+            return elementwise_at(a, 0, 0, i)
         return impl1
+    if ans.ndim == 2:
+        def impl2(a, i, ans):
+            check_broadcast(a, ans)
+            return elementwise_at(a, 0, i // ans.shape[1], i % ans.shape[1])
+        return impl2
 
-    def impl2(a, i, ans):
+    def impl3(a, i, ans):
         check_broadcast(a, ans)
-        return elementwise_at(a, i // ans.shape[1], i % ans.shape[1])
-    return impl2
+        plane = ans.shape[1] * ans.shape[2]
+        rest = i % plane
+        return elementwise_at(a, i // plane, rest // ans.shape[2], rest % ans.shape[2])
+    return impl3

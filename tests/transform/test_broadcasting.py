@@ -31,8 +31,28 @@ def newaxis_product(x, w):
     return np.sum(np.sin(x[:, np.newaxis] * w[np.newaxis, :]) * w)
 
 
+def pairwise_outer_3d(m):
+    # (3, 4, 1) * (3, 1, 4): every row's outer product with itself, then reductions
+    c = m[:, :, None] * m[:, None, :]
+    return np.sum(np.sin(c) * c) + np.max(c) + np.mean(c * c)
+
+
+def rank_extension_3d(m, v):
+    # a (2, 3, 4) tensor made by reshape, minus a (3, 4) matrix and a (4,) vector
+    t = np.exp(0.1 * m.reshape((2, 3, 4)))
+    return np.sum((t - MAT * v) ** 2)
+
+
+def zero_d_argument(z, x):
+    # a 0-d array (np.array(2.5)) reduced like any array
+    return np.sum(z) * np.sum(x) + np.prod(z) * np.max(z) + np.sum(np.sin(z * x))
+
+
 CASES = [(size_one_axes, (COL, ROW), (0, 1)), (rank_extension, (MAT, VEC), (0, 1)),
-         (newaxis_kernel, (X,), 0), (newaxis_product, (X, X[::-1].copy()), (0, 1))]
+         (newaxis_kernel, (X,), 0), (newaxis_product, (X, X[::-1].copy()), (0, 1)),
+         (pairwise_outer_3d, (MAT,), 0), (rank_extension_3d, (RNG.uniform(-1, 1, 24), VEC),
+                                           (0, 1)),
+         (zero_d_argument, (np.array(0.7), X), (0, 1))]
 IDS = [c[0].__name__ for c in CASES]
 
 

@@ -4,6 +4,7 @@
 
     adjit bench [--filter REGEX] [--json PATH] [--csv PATH] [--plot PATH.png] [--quick]
                 [--repeat R] [--compile] [MODULE_OR_FILE:FUNCTION --arg NAME=SPEC ...]
+    adjit bench --profile NAME
 
 Without a target it runs the built-in suite (``adjit.suite``); with one it benchmarks that
 function, differentiated with respect to its float/array arguments, on inputs built from the
@@ -38,6 +39,9 @@ def build_parser():
                    help="calls per timing round (default: calibrated to the round length)")
     b.add_argument("--rounds", type=int, metavar="N", help="timing rounds (default 7, quick 2)")
     b.add_argument("--seed", type=int, default=0, help="random seed for the inputs")
+    b.add_argument("--profile", metavar="NAME",
+                   help="where the gradient of suite workload NAME spends its time: forward "
+                   "and reverse sweep, tape bytes, allocations, vectorised loops")
     b.add_argument("--compile", action="store_true",
                    help="also time the primal's compile and the first grad, jvp and hvp, "
                    "each in a fresh process, and the first grad loaded from the disk cache")
@@ -56,6 +60,8 @@ def run_bench(args):
     from adjit.benchmarking.specs import SpecError, parse_spec
     from adjit.benchmarking.workloads import discover, load_user
 
+    if args.profile:
+        return run_profile(args)
     if args.repeat is not None and args.repeat < 1:
         _progress("adjit bench: --repeat must be at least 1")
         return 2
@@ -111,6 +117,25 @@ def run_bench(args):
     if args.plot:
         report.write_plot(args.plot, rows, machine)
         _progress(f"adjit bench: wrote {args.plot}")
+    return 0
+
+
+def run_profile(args):
+    """``adjit bench --profile NAME``: the profile of one suite workload's gradient."""
+    from adjit.benchmarking.profile import profile
+    from adjit.benchmarking.runner import Config, warm_up
+    from adjit.benchmarking.workloads import discover
+    workloads = [w for w in discover() if w.name == args.profile]
+    if not workloads:
+        _progress(f"adjit bench: no suite workload is named {args.profile!r}")
+        return 2
+    config = Config.quick(args.repeat) if args.quick else Config(repeat=args.repeat)
+    warm_up()
+    try:
+        print(profile(workloads[0], config, _progress).report())
+    except RuntimeError as exc:
+        _progress(f"adjit bench: cannot profile {exc}")
+        return 1
     return 0
 
 

@@ -184,3 +184,21 @@ def test_compile_times_come_from_fresh_processes_and_the_cached_one_hits_the_cac
     assert all(isinstance(v, float) and v > 0 for v in times.values()), times
     table = format_table([{"name": "scalar_loop_branch", "status": "ok", **times}])
     assert "cached grad" in table.splitlines()[0] and "1st grad" in table.splitlines()[0]
+
+
+def test_profile_splits_the_gradient_and_counts_tape_and_allocations():
+    """``adjit bench --profile``: on scalar code neither the primal nor the gradient
+    allocates (the zero-allocation promise, measured in a compiled loop), the forward sweep
+    pushes records, and the report names every measurement."""
+    from adjit.benchmarking.profile import profile
+    from adjit.benchmarking.runner import Config
+    from adjit.benchmarking.workloads import discover
+    (workload,) = [w for w in discover() if w.name == "scalar_loop_branch"]
+    prof = profile(workload, Config.quick())
+    assert prof.primal_allocs == 0 and prof.grad_allocs == 0
+    assert prof.tape_words > 0
+    assert min(prof.primal_s, prof.grad_s, prof.forward_s) > 0
+    text = prof.report()
+    for label in ("forward sweep", "reverse sweep", "tape pushed per call",
+                  "heap allocations per call", "vector operations"):
+        assert label in text

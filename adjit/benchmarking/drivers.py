@@ -13,7 +13,7 @@ the P inputs, so every call sees a different input than the one before::
         j = 0
         for i in range(n):
             out = f(a0[j], a1[j])
-            acc += out[0][0, 0] + out[1][0]   # consume the result: no dead-code elimination
+            acc += out[0].flat[i % out[0].size] + out[1].flat[i % out[1].size]
             j += 1
             if j == p:
                 j = 0
@@ -21,6 +21,10 @@ the P inputs, so every call sees a different input than the one before::
 
 One element of every output array (and every scalar) is added to ``acc`` and returned, so
 the call cannot be removed, while the consuming cost is O(1) whatever the output size.
+Which element depends on the loop counter, so LLVM (which inlines the whole gradient into
+the driver) cannot prove any element unread and drop the work that computes it: reading
+always element 0 let it delete most of a gradient whose elements are independent, and
+made ratios swing between runs.
 Drivers are generated per (arity, output structure) and compiled once per dispatcher type.
 """
 import statistics
@@ -52,7 +56,7 @@ def _consume_expr(var, st):
         _, ndim, size = st
         if ndim == 0 or size == 0:
             return f"{var}.size"
-        return f"{var}[{', '.join(['0'] * ndim)}]"
+        return f"{var}.flat[i % {var}.size]"
     if isinstance(st, tuple):
         parts = [_consume_expr(f"{var}[{i}]", sub) for i, sub in enumerate(st)]
         return " + ".join(parts) if parts else "0.0"

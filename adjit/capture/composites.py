@@ -14,7 +14,8 @@ from numba.core.registry import cpu_target
 
 from ..ir.builder import fresh_name
 from ..ir.nodes import global_values
-from ..rules.composites import CONCATENATE_COLUMNS, HELPERS, STACKING, TUPLE_PARTS
+from ..rules.composites import (CONCATENATE_COLUMNS, HELPERS, STACKING, TUPLE_PARTS,
+                                UNREAD_PARTS)
 
 
 def _insert_call(fn, block, stmt, func, args):
@@ -41,6 +42,37 @@ def _constant(fn, defs, var):
         return typ.literal_value
     value = defs.get(var.name)
     return value.value if isinstance(value, ir.Const) else None
+
+
+def _read_items(fn, name):
+    """The indices of tuple ``name`` that the function reads (``t[k]`` or unpacking into
+    a variable that is used), or None when it uses the tuple some other way."""
+    uses = {}
+    for block in fn.func_ir.blocks.values():
+        for stmt in block.body:
+            for var in stmt.list_vars():
+                if not (isinstance(stmt, ir.Assign) and var is stmt.target):
+                    uses.setdefault(var.name, []).append(stmt)
+
+    def read_of(tuple_name):
+        found = set()
+        for use in uses.get(tuple_name, []):
+            value = use.value if isinstance(use, ir.Assign) else None
+            if not isinstance(value, ir.Expr):
+                return None
+            if value.op == "static_getitem" and isinstance(value.index, int):
+                if uses.get(use.target.name):
+                    found.add(value.index)
+            elif value.op == "exhaust_iter":
+                inner = read_of(use.target.name)
+                if inner is None:
+                    return None
+                found |= inner
+            else:
+                return None
+        return found
+
+    return read_of(name)
 
 
 class CompositesToHelpers:
@@ -107,8 +139,13 @@ class CompositesToHelpers:
 
     @staticmethod
     def parts(fn, block, stmt, prims):
-        """``t = f(*args)`` -> ``t = (p0(*args), p1(*args), ...)``."""
+        """``t = f(*args)`` -> ``t = (p0(*args), p1(*args), ...)``. A part nothing reads
+        is computed by its ``UNREAD_PARTS`` stand-in when it has one (the same value,
+        declared non-differentiable), so its rule is never asked for."""
         loc, items = stmt.loc, []
+        read = _read_items(fn, stmt.target.name)
+        prims = [UNREAD_PARTS.get(p, p) if read is not None and k not in read else p
+                 for k, p in enumerate(prims)]
         for prim in prims:
             found = _insert_call(fn, block, stmt, prim, stmt.value.args)
             if found is None:

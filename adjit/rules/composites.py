@@ -26,6 +26,8 @@ from .arrays import defarrayvjp
 from .core import nondiff
 from .registry import deflinear_array, defnonlinear
 from .linalg import eigenvalues, eigenvectors
+from .lstsq import (lstsq_rank, lstsq_residuals, lstsq_singular_values,
+                    lstsq_singular_values_unread, lstsq_solution)
 
 
 @numba.njit
@@ -186,4 +188,8 @@ CONCATENATE_COLUMNS = {2: (None, join_columns)}
 #: functions returning a tuple, replaced by the tuple of one primitive per item, each
 #: called with the same arguments
 TUPLE_PARTS = {np.linalg.slogdet: (slogdet_sign, logabsdet),
-               np.linalg.eigh: (eigenvalues, eigenvectors)}
+               np.linalg.eigh: (eigenvalues, eigenvectors),
+               np.linalg.lstsq: (lstsq_solution, lstsq_residuals, lstsq_rank,
+                                 lstsq_singular_values)}
+#: the stand-in of a tuple part nothing reads (same value, no derivative needed)
+UNREAD_PARTS = {lstsq_singular_values: lstsq_singular_values_unread}

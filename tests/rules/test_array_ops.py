@@ -15,6 +15,8 @@ M23 = RNG.uniform(-1.0, 1.0, (2, 3))
 N23 = RNG.uniform(-1.0, 1.0, (2, 3))
 N33 = RNG.uniform(-0.3, 0.3, (3, 3))
 SPD3 = np.array([[2.0, 0.5, 0.1], [0.5, 1.0, 0.2], [0.1, 0.2, 1.5]])
+TALL = np.vstack((SPD3, RNG.uniform(-1.0, 1.0, (2, 3))))  # 5 x 3, full column rank
+V5 = RNG.uniform(-1.0, 1.0, 5)
 
 
 # each result is pushed through a non-linear reduction so that the adjoint reaching the
@@ -76,6 +78,13 @@ def interp(x, fp):
     xp = np.array([0.0, 1.0, 2.5, 3.0])  # points outside it are clamped: derivative 0
     return np.sum(np.interp(x, xp, fp) ** 2) + np.interp(x[0] * 1.3, xp, fp * fp)
 def var_std(a): return np.var(a) * np.std(a * a) + a.var()
+def least_squares(a, b):
+    # a tall design matrix (full column rank) and one right-hand side
+    x, residuals, rank, sv = np.linalg.lstsq(a, b)
+    return np.sum(x * x) + np.sum(residuals) + np.sum(sv) * rank
+def least_squares_columns(a, b):
+    x = np.linalg.lstsq(a, b)[0]
+    return np.sum(np.sin(x)) + np.sum(np.linalg.lstsq(a, b)[1])
 
 
 # (function, arguments, argnums, op names it covers)
@@ -118,6 +127,9 @@ CASES = [
     (interp, (np.array([0.3, 1.7, 2.6, 2.9, -0.5, 3.5]), np.array([1.0, 2.0, 0.5, 1.5])),
      (0, 1), []),
     (eigen, (SPD3 + N33,), 0, ["eigenvalues", "eigenvectors"]),
+    (least_squares, (TALL, V5), (0, 1),
+     ["lstsq_solution", "lstsq_residuals", "lstsq_singular_values"]),
+    (least_squares_columns, (TALL, TALL[:, ::-1].copy() ** 2), (0, 1), []),
 ]
 IDS = [c[0].__name__ for c in CASES]
 
@@ -151,11 +163,24 @@ def test_jvp(f, args, argnums, _):
 # cover that shape under hvp.
 # The 2-D joins and var/std take minutes to compile under hvp (issue 12): concatenate_1d
 # covers the join rule shape there.
+# lstsq is left out of hvp too: least_squares would forward-differentiate
+# np.linalg.svd, which has no rule, and least_squares_columns takes over 20 minutes to
+# compile under hvp (the README says hvp of lstsq is untested).
 HVP_CASES = [c for c in CASES if c[0] not in (cross_rows, solve, solve_matrix, copy_func,
                                               flatten, ravel_func, ravel_method, stacking,
-                                              concatenate_columns, var_std)]
+                                              concatenate_columns, var_std, least_squares,
+                                              least_squares_columns)]
 
 
 @pytest.mark.parametrize("f,args,argnums,_", HVP_CASES, ids=[c[0].__name__ for c in HVP_CASES])
 def test_hvp(f, args, argnums, _):
     check_hvp(f, *args, argnums=argnums)
+
+
+def test_lstsq_refuses_what_its_rules_do_not_cover():
+    """A rank-deficient matrix has no unique smooth solution: the rules raise instead of
+    returning the derivative of another problem."""
+    import adjit
+    deficient = np.hstack((TALL[:, :2], TALL[:, :1]))  # third column repeats the first
+    with pytest.raises(ValueError, match="full column rank"):
+        adjit.grad(least_squares_columns, argnums=(0, 1))(deficient, TALL ** 2)

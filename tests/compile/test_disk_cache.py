@@ -176,3 +176,16 @@ def test_cache_must_be_a_bool():
     from corpus.straight_line import reuse_value
     with pytest.raises(adjit.ArgumentError, match="cache must be True or False"):
         adjit.grad(reuse_value, cache="yes")
+
+
+def quartic(x):
+    return np.sum(x ** 4)
+
+
+def test_hessian_with_cache_caches_its_hvp():
+    x = np.array([0.5, -1.0, 2.0])
+    h = adjit.hessian(quartic, cache=True)(x)
+    np.testing.assert_allclose(h, np.diag(12 * x ** 2), rtol=1e-12, atol=1e-12)
+    pycache = pathlib.Path(__file__).parent / "__pycache__"
+    assert list(pycache.glob("adjit-test_disk_cache.quartic-hvp0-*"))
+    assert clear_cache(quartic) >= 2

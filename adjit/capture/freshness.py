@@ -61,7 +61,7 @@ def _module_attributes(name, module, names):
 def snapshot(func, watch=None):
     """``[(function, name, object)]``: what ``func`` and its callees read, recursively.
     ``watch``, a list, receives ``(namespace, key, object)`` for each read, where the
-    namespace is a globals dict, a module's dict or a closure cell (``is_current``)."""
+    namespace is a globals dict, a module's dict or a closure cell (``StalenessCheck``)."""
     out, seen, todo = [], set(), [python_function(func) or func]
     while todo:
         py_func = todo.pop()
@@ -120,14 +120,6 @@ def _current_value(namespace, key):
         except ValueError:
             return _MISSING
     return namespace.get(key, _MISSING)
-
-
-def is_current(func):
-    """Whether every name ``func`` and its callees read still holds what it held when
-    ``func`` was last transformed."""
-    watch = _watches.get((python_function(func),))
-    return watch is None or all(_current_value(namespace, key) is value
-                                for namespace, key, value in watch)
 
 
 class StalenessCheck:

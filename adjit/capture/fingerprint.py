@@ -24,18 +24,9 @@ import types as pytypes
 
 import numpy as np
 
+from ..compile.caches import is_library_module
 from ..errors import Uncacheable
 from .freshness import python_function, snapshot
-
-#: modules whose functions and objects are identified by name, not by content
-_LIBRARIES = ("numpy", "numba", "scipy", "math", "cmath", "builtins", "adjit", "llvmlite",
-              "operator", "functools", "itertools", "collections", "random")
-
-
-def _is_library(module_name):
-    root = (module_name or "").split(".")[0]
-    return root in _LIBRARIES or root.startswith("_")
-
 
 @functools.lru_cache(maxsize=1)
 def environment_stamp():
@@ -101,7 +92,7 @@ def _value_digest(value, h, where):
         py_func = python_function(value)
         options = getattr(value, "targetoptions", None) or {}
         h.update(f"function:{_named(py_func)}:{sorted(map(repr, options.items()))}".encode())
-    elif isinstance(value, type) or _is_library(getattr(value, "__module__", None)):
+    elif isinstance(value, type) or is_library_module(getattr(value, "__module__", None)):
         h.update(f"named:{type(value).__name__}:{_named(value)}".encode())
     else:
         try:
@@ -123,7 +114,7 @@ def _rule_digest(part, h, depth):
     """A rule object: the user functions in it by code, everything else by value."""
     py_func = python_function(part)
     if py_func is not None:
-        if _is_library(py_func.__module__):
+        if is_library_module(py_func.__module__):
             h.update(_named(py_func).encode())
         else:
             _function_digest(py_func, h)

@@ -9,7 +9,7 @@ rebound name invalidates adjit's caches (``compile.caches.invalidate_all``).
 import threading
 import types as pytypes
 
-from ..compile.caches import OwnedCache, invalidate_all
+from ..compile.caches import OwnedCache, invalidate_all, is_library_module
 
 _snapshots = OwnedCache("snapshot")
 _lock = threading.Lock()
@@ -36,22 +36,15 @@ def python_function(obj):
     return inner if isinstance(inner, pytypes.FunctionType) else None
 
 
-#: library modules: their functions are not user code that can be rebound or edited
-_LIBRARY_ROOTS = ("numpy", "numba", "scipy", "math", "cmath", "adjit", "llvmlite")
-
-
-def _is_user_module(module_name):
-    return (module_name or "").split(".")[0] not in _LIBRARY_ROOTS
-
-
 def _is_user(py_func):
-    return _is_user_module(getattr(py_func, "__module__", None))
+    """Whether ``py_func`` is user code, which can be rebound or edited."""
+    return not is_library_module(getattr(py_func, "__module__", None))
 
 
 def _module_attributes(name, module, names):
     """``(qualified name, value)`` of the attributes of a user module that code reading
     ``names`` may access (``helpers.f``): rebinding them is rebinding a callee."""
-    if not isinstance(module, pytypes.ModuleType) or not _is_user_module(module.__name__):
+    if not isinstance(module, pytypes.ModuleType) or is_library_module(module.__name__):
         return []
     scope = module.__dict__
     return [(f"{name}.{attr}", scope[attr], scope, attr) for attr in sorted(names)

@@ -144,17 +144,23 @@ def invalidate_if_consulted(keys):
 
 _user_registrations = []
 
-#: modules whose objects adjit's own rules are registered for
-_LIBRARY_ROOTS = ("numpy", "numba", "scipy", "math", "cmath", "adjit", "builtins", "operator")
+#: top-level packages whose functions and objects are library code: identified by name,
+#: never rebound or edited by the user (private ones such as ``_operator`` count too)
+LIBRARY_ROOTS = ("numpy", "numba", "scipy", "math", "cmath", "adjit", "llvmlite", "builtins",
+                 "operator", "functools", "itertools", "collections", "random")
+
+
+def is_library_module(module_name):
+    """Whether ``module_name`` belongs to a library (``LIBRARY_ROOTS``) rather than to the
+    user. ``__main__`` (a script, a notebook) is the user's."""
+    root = (module_name or "").split(".")[0]
+    return root in LIBRARY_ROOTS or (root.startswith("_") and not root.startswith("__"))
 
 
 def _is_user_key(key):
     """A Python function or Numba dispatcher defined outside the libraries."""
     func = getattr(key, "py_func", key)
-    if not isinstance(func, types.FunctionType):
-        return False
-    root = (func.__module__ or "").split(".")[0]
-    return root not in _LIBRARY_ROOTS and not root.startswith("_")
+    return isinstance(func, types.FunctionType) and not is_library_module(func.__module__)
 
 
 def user_registrations():

@@ -189,3 +189,26 @@ def test_hessian_with_cache_caches_its_hvp():
     pycache = pathlib.Path(__file__).parent / "__pycache__"
     assert list(pycache.glob("adjit-test_disk_cache.quartic-hvp0-*"))
     assert clear_cache(quartic) >= 2
+
+
+def test_a_rule_registered_in_a_script_is_part_of_the_fingerprint():
+    """Functions and rules defined in ``__main__`` (a script or a notebook) are user
+    code: changing a ``defderiv`` rule there must change the fingerprint, or a cached
+    derivative built with the old rule would be loaded."""
+    from adjit.capture.fingerprint import fingerprint
+    from adjit.extend import defderiv
+    namespace = {"__name__": "__main__"}
+    exec(textwrap.dedent("""
+        import numba
+
+        @numba.njit
+        def script_square(a):
+            return a * a
+
+        def script_f(x):
+            return script_square(x) + x
+    """), namespace)
+    defderiv(namespace["script_square"], eval("lambda a: 2.0 * a", {"__name__": "__main__"}))
+    before = fingerprint(namespace["script_f"], "grad0")
+    defderiv(namespace["script_square"], eval("lambda a: 3.0 * a", {"__name__": "__main__"}))
+    assert fingerprint(namespace["script_f"], "grad0") != before

@@ -19,6 +19,7 @@ import numba
 from numba.core.runtime import _nrt_python, rtsys
 
 from . import drivers
+from .report import fmt_time
 from .runner import Config, WorkloadRun
 
 _VECTOR = re.compile(r"<(\d+) x (double|float)>")
@@ -48,7 +49,7 @@ class Profile:
             ("  reverse sweep (gradient - forward)", reverse, reverse / self.primal_s),
         ]
         out = [f"adjit profile: {self.name}"]
-        out += [f"  {label:<38} {drivers_fmt(t):>10}  {r:6.2f} x primal" for label, t, r in rows]
+        out += [f"  {label:<38} {fmt_time(t):>10}  {r:6.2f} x primal" for label, t, r in rows]
         facts = [
             ("tape pushed per call", f"{self.tape_words} words ({8 * self.tape_words} bytes)"),
             ("heap allocations per call",
@@ -59,11 +60,6 @@ class Profile:
         ]
         out += [f"  {label:<38} {text}" for label, text in facts]
         return "\n".join(out)
-
-
-def drivers_fmt(seconds):
-    from .report import fmt_time
-    return fmt_time(seconds)
 
 
 def vector_ops(dispatcher):

@@ -62,68 +62,64 @@ def lstsq_singular_values_unread(a, b):
 
 
 @numba.njit
-def _full_rank_parts(a, b, x):
-    """``(A^T A, r)`` as 2-D arrays (one column per right-hand side), after checking
-    that ``A`` has full column rank."""
+def _full_rank_solution(a, b):
+    """``(A^T A, r, x)`` as 2-D arrays (one column per right-hand side), from one call of
+    ``lstsq``, after checking that ``A`` has full column rank."""
     m, n = a.shape
-    if m < n or np.linalg.lstsq(a, b)[2] < n:
+    solved = np.linalg.lstsq(a, b)
+    if m < n or solved[2] < n:
         raise ValueError("adjit: the derivative of np.linalg.lstsq needs a matrix of full "
                          "column rank (as many rows as columns at least, independent columns)")
-    r = b.reshape(m, -1) - a @ x.reshape(n, -1)
-    return a.T @ a, r
+    x = solved[0].reshape(n, -1)
+    return a.T @ a, b.reshape(m, -1) - a @ x, x
 
 
 def _solution_jvp_a(ans, a, b, da):
-    gram, r = _full_rank_parts(a, b, ans)
-    n = a.shape[1]
-    rhs = da.T @ r - a.T @ (da @ ans.reshape(n, -1))
-    return np.linalg.solve(gram, rhs).reshape(ans.shape)
+    gram, r, x = _full_rank_solution(a, b)
+    return np.linalg.solve(gram, da.T @ r - a.T @ (da @ x)).reshape(ans.shape)
 
 
 def _solution_jvp_b(ans, a, b, db):
-    gram, _ = _full_rank_parts(a, b, ans)
+    gram, _, _ = _full_rank_solution(a, b)
     return np.linalg.solve(gram, a.T @ db)
 
 
 def _solution_vjp_a(g, ans, a, b, shadow):
-    gram, r = _full_rank_parts(a, b, ans)
-    n = a.shape[1]
-    z = np.linalg.solve(gram, g.reshape(n, -1))
-    shadow += r @ z.T - (a @ z) @ ans.reshape(n, -1).T
+    gram, r, x = _full_rank_solution(a, b)
+    z = np.linalg.solve(gram, g.reshape(a.shape[1], -1))
+    shadow += r @ z.T - (a @ z) @ x.T
 
 
 def _solution_vjp_b(g, ans, a, b, shadow):
-    gram, _ = _full_rank_parts(a, b, ans)
+    gram, _, _ = _full_rank_solution(a, b)
     shadow += (a @ np.linalg.solve(gram, g.reshape(a.shape[1], -1))).reshape(shadow.shape)
 
 
 def _residuals_jvp_a(ans, a, b, da):
     if ans.size == 0:
         return np.zeros_like(ans)
-    x = lstsq_solution(a, b)
-    _, r = _full_rank_parts(a, b, x)
-    return -2.0 * np.sum(r * (da @ x.reshape(a.shape[1], -1)), axis=0)
+    _, r, x = _full_rank_solution(a, b)
+    return -2.0 * np.sum(r * (da @ x), axis=0)
 
 
 def _residuals_jvp_b(ans, a, b, db):
     if ans.size == 0:
         return np.zeros_like(ans)
-    _, r = _full_rank_parts(a, b, lstsq_solution(a, b))
+    _, r, _ = _full_rank_solution(a, b)
     return 2.0 * np.sum(r * db.reshape(r.shape), axis=0)
 
 
 def _residuals_vjp_a(g, ans, a, b, shadow):
     if ans.size == 0:
         return
-    x = lstsq_solution(a, b)
-    _, r = _full_rank_parts(a, b, x)
-    shadow -= 2.0 * (r * g) @ x.reshape(a.shape[1], -1).T
+    _, r, x = _full_rank_solution(a, b)
+    shadow -= 2.0 * (r * g) @ x.T
 
 
 def _residuals_vjp_b(g, ans, a, b, shadow):
     if ans.size == 0:
         return
-    _, r = _full_rank_parts(a, b, lstsq_solution(a, b))
+    _, r, _ = _full_rank_solution(a, b)
     shadow += (2.0 * (r * g)).reshape(shadow.shape)
 
 

@@ -110,6 +110,11 @@ class IndexArrayIteration:
         fn.typemap[i.name] = types.intp
         out = [ir.Assign(ir.Expr.pair_first(stmt.value.value, loc), i, loc)]
         items = [i] if kind is enumerate else []
+        if kind is iter:  # ``for v in L``: the element itself, no tuple
+            read = ir.Expr.getitem(arrays[0], i, loc)
+            ltype = fn.typeof(arrays[0])
+            fn.calltypes[read] = typing.signature(ltype.dtype, ltype, types.intp)
+            return out + [ir.Assign(read, stmt.target, loc)]
         for a in arrays:
             el = ir.Var(block.scope, fresh_name("$element"), loc)
             atype = fn.typeof(a)

@@ -11,6 +11,7 @@ from .array_iteration import IndexArrayIteration
 from .call_binding import BindCallArguments, CallNumberClassGlobals
 from .composites import CompositesToHelpers
 from .comprehensions import ArrayLiteralToWrites, ComprehensionToEmpty
+from .list_iteration import IndexListIteration
 from .inplace_arrays import FillToSliceWrite, InplaceArrayToSliceWrite
 from .selection import GatherReadsToTake
 from .stencils import StencilToHelper
@@ -233,7 +234,7 @@ NORMALISE = [InplaceArrayToSliceWrite(), FillToSliceWrite(), InplaceBinopToBinop
              ArrayLiteralToWrites(), GatherReadsToTake(), CompositesToHelpers(),
              MethodsToFunctions(), JitclassMethodsToCalls(), BindCallArguments(),
              CallNumberClassGlobals(), VectorizeToLoops(), FlatIterationToRavel(),
-             IndexArrayIteration(), ForwardTupleItems(), NestVariadicMinMax(),
+             IndexArrayIteration(), IndexListIteration(), ForwardTupleItems(), NestVariadicMinMax(),
              SquareToMultiply(), CommonElementReads()]
 
 

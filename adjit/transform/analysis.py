@@ -12,6 +12,7 @@ from numba.core import ir, types
 
 from ..ir.nodes import global_value
 from ..compile.caches import owned_cache
+from ..ir.lists import list_copies, list_root, list_writes
 
 
 def is_float(typ):
@@ -326,6 +327,17 @@ def _aliases(fn, name, defs):
     return seen
 
 
+def _activate_list(act, name, blocks):
+    """Mark a list that a differentiated value is put into as a carrier, back through
+    the copies it was reached by to the list that was made (later copies follow)."""
+    changed, root = False, list_root(blocks, name)
+    for step in list_copies(blocks, name, root):
+        if step not in act.carriers:
+            act.carriers.add(step)
+            changed = True
+    return changed
+
+
 def activity(fn, active_args, carriers=()):
     """Propagate activity forward from ``active_args`` (and the variables ``carriers``)
     to a fixed point. Writing an active value into an array (directly, or through a call)
@@ -342,6 +354,10 @@ def activity(fn, active_args, carriers=()):
                 if any(v.name in act.active or v.name in act.carriers for v in sources):
                     for arr in written:
                         changed |= _activate_array(fn, act, arr.name, defs)
+                lists, sources = list_writes(fn, stmt)
+                if any(v.name in act.active or v.name in act.carriers for v in sources):
+                    for lst in lists:
+                        changed |= _activate_list(act, lst.name, blocks)
                 if not isinstance(stmt, ir.Assign):
                     continue
                 name, value = stmt.target.name, stmt.value

@@ -17,6 +17,7 @@ from ..rules.core import adjoint_product
 from ..rules.matmul import MATRIX_PRODUCTS
 from ..rules.registry import classify_array_call
 from .analysis import is_float_array
+from ..ir.lists import list_arguments, list_method, new_list_call
 
 
 @dataclass
@@ -198,8 +199,8 @@ def matmul_parts(fn, value):
 
 
 #: what ``classify_call`` can answer; each mode maps every kind to one handler
-CALL_KINDS = ("array_op", "tape_push", "tape_pop", "allocation", "accumulating_bilinear",
-              "adjoint_product",
+CALL_KINDS = ("array_op", "list_method", "list_new", "tape_push", "tape_pop", "allocation",
+              "accumulating_bilinear", "adjoint_product",
               "linear", "derived", "elementwise", "matmul", "reduction", "nondiff",
               "scalar", "unsupported")
 
@@ -255,6 +256,21 @@ def unsupported_detail(fn, expr, cls):
             "or write the loop in an @njit helper")
 
 
+def refuse_list_arguments(fn, expr, cls, carriers, unsupported):
+    """Both modes: a float list holding differentiated values may be passed to ``len``
+    (or another function declared non-differentiable) and have ``append`` called on it;
+    passing it to anything else is refused by name."""
+    if cls.kind in ("list_method", "nondiff"):  # ``len(L)``: an integer
+        return
+    for a in list_arguments(fn, expr, carriers):
+        name = call_name(cls.key) if cls.key is not None else "a call"
+        raise unsupported(f"passing the list '{a.name.split('.')[0]}', which holds "
+                          f"differentiated values, to '{name}'", expr.loc,
+                          "such a list supports element reads and writes, append, len "
+                          "and for loops; to pass the values on, fill an array "
+                          "(np.empty(n)) instead")
+
+
 def has_rule(key):
     """Whether a rule or a non-differentiable declaration is registered for ``key``: the
     rule then wins over deriving an ``@njit`` callee."""
@@ -275,6 +291,10 @@ def classify_call(fn, expr):
         return CallClass("array_op", site.callee, site.args, site)
     key, receiver = callee_key(fn, expr.func)
     args = ([receiver] if receiver is not None else []) + list(expr.args)
+    if list_method(fn, expr) is not None:
+        return CallClass("list_method", key, args)
+    if new_list_call(fn, expr):
+        return CallClass("list_new", key, args)
     special = _special_kind(key, ALLOCATIONS, ACCUMULATING_BILINEAR, tape_rt)
     if special is None and lookup_linear(key) is not None:
         special = "linear"

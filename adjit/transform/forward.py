@@ -25,6 +25,7 @@ from ..compile.dispatcher import generated_dispatcher
 from ..errors import UnsupportedError
 from ..ir.builder import Emitter, clone_stmt
 from .analysis import activity, is_differentiable
+from ..ir.lists import is_float_list
 from ..ir.nodes import node_kind
 from .forward_handlers import FWD_HANDLERS
 from .reverse.forward_pass import copy_phi_inputs, is_phi, phi_exports
@@ -99,7 +100,8 @@ class ForwardContext:
         if var.name not in self.act.carriers:
             return False
         typ = self.typeof(var.name)  # bool arrays and the like carry no tangent
-        return has_tangent(typ) or isinstance(typ, (types.Pair, types.SimpleIteratorType))
+        return has_tangent(typ) or is_float_list(typ) or isinstance(
+            typ, (types.Pair, types.SimpleIteratorType))
 
     def unsupported(self, construct, loc, detail=""):
         return UnsupportedError(construct, self.fn.name, loc, detail)

@@ -11,7 +11,8 @@ from numba.core import ir, types
 
 from ..ir.builder import clone_stmt, clone_value
 from .calls import (array_op_site, call_name, classify_call, emit_array_op,
-                    unsupported_detail)
+                    refuse_list_arguments, unsupported_detail)
+from .forward_lists import fwd_build_list, fwd_list_method, fwd_list_new
 from .forward_elementwise import elementwise_partial
 from .partials import emit_partial
 from ..rules import NONDIFF, lookup
@@ -137,6 +138,7 @@ def fwd_call(ctx, stmt, e):
     """fwd: what ``classify_call`` (the question both modes ask) says the call is: a rule
     of some shape, a tape operation, an allocation, or the callee's JVP program."""
     cls = classify_call(ctx.fn, stmt.value)
+    refuse_list_arguments(ctx.fn, stmt.value, cls, ctx.act.carriers, ctx.unsupported)
     FWD_CALLS[cls.kind](ctx, stmt, e, cls)
 
 
@@ -161,6 +163,8 @@ def fwd_unsupported_call(ctx, stmt, e, cls):
 
 FWD_CALLS = {
     "array_op": lambda ctx, stmt, e, c: fwd_array_op(ctx, stmt, e, c.site),
+    "list_method": fwd_list_method,
+    "list_new": fwd_list_new,
     "tape_push": lambda ctx, stmt, e, c: fwd_tape_push(ctx, stmt, e),
     "tape_pop": lambda ctx, stmt, e, c: fwd_tape_pop(ctx, stmt, e),
     "allocation": lambda ctx, stmt, e, c: fwd_allocation(ctx, stmt, e),
@@ -526,6 +530,7 @@ FWD_HANDLERS = {
     "getitem": fwd_getitem,
     "static_getitem": fwd_getitem,
     "build_tuple": fwd_build_tuple,
+    "build_list": fwd_build_list,
     "setitem": fwd_setitem,
     "staticsetitem": fwd_setitem,
     "getiter": fwd_iter,

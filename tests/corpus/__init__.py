@@ -28,6 +28,7 @@ MODULES = (
     "min_max_abs",
     "float32",
     "conversions",
+    "lists",
 )
 
 

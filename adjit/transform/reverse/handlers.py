@@ -24,9 +24,13 @@ from ...rules.arrays import (add_nonzero_at, add_selection, lookup_array,
                              restore_selection, sum_selection, zero_selection)
 from ...rules.core import ZERO
 from ..analysis import is_differentiable, is_float
-from ..calls import array_op_site, call_name, classify_call, unsupported_detail
+from ..calls import (array_op_site, call_name, classify_call, refuse_list_arguments,
+                     unsupported_detail)
+from ...ir.lists import is_float_list
 from .context import TAPE, bar, bar_item
 from .elementwise import rev_elementwise
+from .lists import (active_list, rev_list_method, rev_list_new, rev_list_read,
+                    rev_list_write)
 from .matmul import rev_matmul
 from .shadows import fresh_flag, is_element_index
 
@@ -130,6 +134,7 @@ def rev_call(ctx, stmt, e):
     question both modes ask) says the call is: a rule of some shape, a derived callee,
     or unsupported."""
     cls = classify_call(ctx.fn, stmt.value)
+    refuse_list_arguments(ctx.fn, stmt.value, cls, ctx.act.carriers, ctx.unsupported)
     REV_CALLS[cls.kind](ctx, stmt, e, cls)
 
 
@@ -148,6 +153,8 @@ def rev_generated_helper(ctx, stmt, e, cls):
 
 REV_CALLS = {
     "array_op": lambda ctx, stmt, e, c: rev_array_op(ctx, stmt, e, c.site),
+    "list_method": rev_list_method,
+    "list_new": rev_list_new,
     "derived": lambda ctx, stmt, e, c: rev_derived_call(
         ctx, stmt, e, ctx.typeof(stmt.value.func.name).dispatcher),
     "allocation": lambda ctx, stmt, e, c: rev_allocation(ctx, stmt, e),
@@ -313,6 +320,8 @@ def rev_container_item(ctx, stmt, e):
     """fwd: ``y = t[k]`` on a tuple / rev: ``t%bar%k += y%bar``; items of other containers
     (or a tuple indexed by a variable) have no adjoint: refused."""
     expr, target = stmt.value, stmt.target
+    if active_list(ctx, expr.value):
+        return rev_list_read(ctx, stmt, e)
     if not (ctx.active_float(target) or target.name in ctx.act.active
             or target.name in ctx.act.carriers):
         return
@@ -359,6 +368,8 @@ def rev_setitem(ctx, stmt, e):
     a%shadow[i]; a%shadow[i] = 0``, then ``a[i] = old`` so later reverse code reads the
     values it read going forward."""
     arr, value = stmt.target, stmt.value
+    if is_float_list(ctx.typeof(arr.name)):
+        return rev_list_write(ctx, stmt, e)
     if not isinstance(ctx.typeof(arr.name), types.Array):
         raise ctx.unsupported(f"writing into a {ctx.typeof(arr.name)}", stmt.loc)
     index = stmt.index if isinstance(stmt, ir.SetItem) else stmt.index_var
@@ -413,6 +424,15 @@ def rev_selection_write(ctx, stmt, e, index):
         e.call(restore_selection, [arr, index, e.var(old)], hint="void")
 
 
+def rev_build_list(ctx, stmt, e):
+    """fwd: ``L = [a, b]`` / rev: a float list's items take their adjoints from its
+    shadow (``lists.py``); lists of other things holding differentiated values are
+    refused."""
+    if is_float_list(ctx.typeof(stmt.target.name)):
+        return rev_list_new(ctx, stmt, e)
+    rev_reject(ctx, stmt, e)
+
+
 def selection_type(ctx, arr, index):
     """The type of ``arr[index]`` (an array view or copy, or a scalar)."""
     sig = cpu_target.typing_context.resolve_function_type(
@@ -426,7 +446,7 @@ def rev_allocation(ctx, stmt, e):
     """fwd: ``y = np.zeros(n)`` etc. / rev: nothing, or mark the shadow of an array
     allocated in a loop stale (a differentiated fill value is refused)."""
     for a in stmt.value.args:
-        if ctx.is_active(a) and not ctx.active_array(a):
+        if (ctx.is_active(a) or a.name in ctx.act.carriers) and not ctx.active_array(a):
             raise ctx.unsupported("filling a new array with a differentiated value",
                                   stmt.loc)
 
@@ -439,6 +459,7 @@ HANDLERS = {
     "var": rev_copy,
     "exhaust_iter": rev_copy,
     "build_tuple": rev_build_tuple,
+    "build_list": rev_build_list,
     "getitem": rev_getitem,
     "static_getitem": rev_getitem,
     "pair_first": rev_pair_first,

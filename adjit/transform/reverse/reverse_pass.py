@@ -20,6 +20,7 @@ from numba.core import ir, types
 from ...errors import UnsupportedError
 from ...ir.builder import Emitter, clone_value
 from ..analysis import is_float, is_float_array, is_scalar, operands
+from .lists import start_shadows as start_list_shadows
 from .context import (TAPE, YBAR, bar, bar_item, is_basic_index, local_shadow, shadow_arg,
                       shape_of, zero_of)
 from .shadows import fresh_flag
@@ -118,6 +119,7 @@ class ReversePass:
         for name in sorted(self.ctx.local_arrays):
             dtype = getattr(np, str(self.ctx.typeof(name).dtype))
             e.call(np.zeros, [e.var(shape_of(name)), e.glob(dtype)], target=local_shadow(name))
+        start_list_shadows(self.ctx, e)
 
     def seed_array_result(self, e, ret):
         """A returned array takes its cotangent ``ybar`` into its shadow (the seeds of

@@ -1,0 +1,125 @@
+"""Lists of floats (reflected ``[]`` lists, comprehensions and typed ``List``): what a
+statement does to one, asked the same way by activity, reverse mode and forward mode.
+
+A list is a container: it carries activity once a differentiated float is put in it
+(``L.append(v)``, ``L[i] = v``, ``[a, b]``), and the floats read out of it are active.
+Both modes follow a list through its plain copies (comprehensions copy it several times)
+to the statement that made it, its *root*; the root names its shadow (reverse) or its
+tangent list (forward). Supported uses: making it, ``append``, reading and writing an
+element by an integer index, ``len``, and ``for v in L`` (rewritten to an index loop by
+``capture/list_iteration.py``). Anything else done to a list holding differentiated
+values is refused by name.
+"""
+from numba.core import ir, types
+
+#: list methods that have derivatives (the others are refused on an active list)
+DIFFERENTIABLE_METHODS = ("append",)
+
+
+def is_float_list(typ):
+    """A reflected ``list(float64)`` or a typed ``ListType[float64]``."""
+    if isinstance(typ, types.List):
+        return isinstance(typ.dtype, types.Float)
+    if isinstance(typ, types.ListType):
+        return isinstance(typ.item_type, types.Float)
+    return False
+
+
+def _single_definition(blocks, name):
+    found = None
+    for block in blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, ir.Assign) and stmt.target.name == name:
+                if found is not None:
+                    return None
+                found = stmt.value
+    return found
+
+
+def list_root(blocks, name, definition=None):
+    """The variable that made list ``name``, through plain copies."""
+    definition = definition or (lambda n: _single_definition(blocks, n))
+    seen = set()
+    while name not in seen:
+        seen.add(name)
+        value = definition(name)
+        if not isinstance(value, ir.Var):
+            break
+        name = value.name
+    return name
+
+
+def list_copies(blocks, name, root):
+    """``name`` and the copies between it and its root (``list_root``), root included."""
+    chain = [name]
+    while name != root:
+        name = _single_definition(blocks, name).name
+        chain.append(name)
+    return chain
+
+
+def list_method(fn, expr, definition=None):
+    """``(receiver var, method name)`` when ``expr`` calls a method of a float list
+    (``L.append(v)``), else None."""
+    if not (isinstance(expr, ir.Expr) and expr.op == "call"):
+        return None
+    if not isinstance(fn.typeof(expr.func.name), types.BoundFunction):
+        return None
+    definition = definition or (lambda n: _single_definition(fn.func_ir.blocks, n))
+    bound = definition(expr.func.name)
+    if not (isinstance(bound, ir.Expr) and bound.op == "getattr"
+            and is_float_list(fn.typeof(bound.value.name))):
+        return None
+    return bound.value, bound.attr
+
+
+def makes_list(fn, stmt, definition=None):
+    """Whether ``stmt`` makes a new float list (``[...]`` or ``new_list_call``)."""
+    if not (isinstance(stmt, ir.Assign) and is_float_list(fn.typeof(stmt.target.name))):
+        return False
+    value = stmt.value
+    if isinstance(value, ir.Expr) and value.op == "build_list":
+        return True
+    return new_list_call(fn, value, definition)
+
+
+def new_list_call(fn, expr, definition=None):
+    """Whether ``expr`` calls ``List()``, ``List.empty_list(float64)`` or ``list()`` to
+    make an empty float list. (A list returned by a helper is not made here: its
+    elements have adjoints elsewhere.)"""
+    if not (isinstance(expr, ir.Expr) and expr.op == "call") or expr.kws:
+        return False
+    sig = fn.calltypes.get(expr)
+    if sig is None or not is_float_list(sig.return_type):
+        return False
+    from numba.typed import List
+    definition = definition or (lambda n: _single_definition(fn.func_ir.blocks, n))
+    func = definition(expr.func.name)
+    if isinstance(func, (ir.Global, ir.FreeVar)):
+        return func.value in (List, list) and not expr.args
+    if isinstance(func, ir.Expr) and func.op == "getattr" and func.attr == "empty_list":
+        owner = definition(func.value.name)
+        return isinstance(owner, (ir.Global, ir.FreeVar)) and owner.value is List
+    return False
+
+
+def list_arguments(fn, expr, carriers):
+    """The float lists holding differentiated values (``carriers``) that a call passes
+    as arguments other than a list method's receiver (``len(L)`` is the only such call
+    with a derivative: none)."""
+    return [a for a in expr.args
+            if a.name in carriers and is_float_list(fn.typeof(a.name))]
+
+
+def list_writes(fn, stmt, definition=None):
+    """``(lists, values)``: the float lists ``stmt`` puts values into, and those values
+    (``L.append(v)``, ``L.insert(i, v)``, ``L.extend(t)``, ``L[i] = v``)."""
+    if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)) and is_float_list(
+            fn.typeof(stmt.target.name)):
+        return [stmt.target], [stmt.value]
+    value = getattr(stmt, "value", None)
+    if isinstance(stmt, ir.Assign):
+        found = list_method(fn, value, definition)
+        if found is not None:
+            return [found[0]], list(value.args)
+    return [], []

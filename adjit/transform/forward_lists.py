@@ -1,0 +1,51 @@
+"""Forward mode of lists of floats: a list holding differentiated values has a tangent
+list, built, appended to and indexed in step with it (see ``ir/lists.py``).
+
+Element reads and writes need nothing special (``fwd_getitem`` / ``fwd_setitem`` index
+the tangent list like an array); this module makes the tangent list and keeps
+``append`` in step.
+"""
+from numba.core import ir
+
+from ..ir.builder import clone_stmt, clone_value
+from ..ir.lists import DIFFERENTIABLE_METHODS, is_float_list, list_method
+
+
+def _dot(name):
+    return f"{name}%dot"
+
+
+def fwd_build_list(ctx, stmt, e):
+    """fwd: ``L = [a, b]`` / ``L%dot = [a%dot, b%dot]`` (zeros for constant items)."""
+    e.stmt(clone_stmt(stmt))
+    if not ctx.active(stmt.target):
+        return
+    if not is_float_list(ctx.typeof(stmt.target.name)):
+        raise ctx.unsupported(f"a {ctx.typeof(stmt.target.name)} holding differentiated "
+                              "values", stmt.loc, "lists of floats are supported; use an "
+                              "array or a tuple for other values")
+    items = [ctx.tangent(e, v) for v in stmt.value.items]
+    e.assign(ir.Expr.build_list(items, stmt.loc), target=_dot(stmt.target.name))
+
+
+def fwd_list_new(ctx, stmt, e, cls):
+    """fwd: ``L = List()`` / ``L%dot = List()``: an empty list of the same kind."""
+    e.stmt(clone_stmt(stmt))
+    if ctx.active(stmt.target):
+        e.assign(clone_value(stmt.value), target=_dot(stmt.target.name))
+
+
+def fwd_list_method(ctx, stmt, e, cls):
+    """fwd: ``L.append(v)`` / ``L%dot.append(v%dot)``; other methods of a list holding
+    differentiated values are refused (as in reverse mode)."""
+    e.stmt(clone_stmt(stmt))
+    lst, method = list_method(ctx.fn, stmt.value)
+    if not ctx.active(lst):
+        return
+    if method not in DIFFERENTIABLE_METHODS:
+        raise ctx.unsupported(f"'{lst.name.split('.')[0]}.{method}(...)' on a list holding "
+                              "differentiated values", stmt.loc,
+                              "only append, element reads and element writes of such a "
+                              "list are differentiable; fill an array (np.empty(n)) instead")
+    bound = e.assign(ir.Expr.getattr(e.var(_dot(lst.name)), method, stmt.loc), hint="meth")
+    e.call(bound, [ctx.tangent(e, a) for a in stmt.value.args], hint="void")

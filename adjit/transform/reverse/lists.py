@@ -1,0 +1,167 @@
+"""Reverse mode of lists of floats: the shadow of a list is a float array.
+
+``L%lshadow`` (named by the statement that made ``L``, see ``ir/lists.py``) holds
+the adjoint of each element by position. Going backwards:
+- ``y = L[i]``: ``L%lshadow[i] += y%bar`` (growing the shadow; ``i`` is the position the
+  forward pass saw, a negative index resolved against the length at that point);
+- ``L[i] = v``: ``v%bar += L%lshadow[i]``, and the slot is cleared;
+- ``L.append(v)``: ``v%bar += L%lshadow[n]`` with ``n`` the length before the append,
+  and the slot is cleared;
+- ``L = [a, b]`` / ``L = List()``: the items take their slots, and the shadow starts
+  afresh for the list the previous loop iteration made (every return block starts it
+  empty too).
+The list's values never reach the reverse pass: element reads are saved as scalars.
+"""
+import numpy as np
+from numba.core import ir, types
+
+from ...ir.builder import fresh_name
+from ...rules.lists import list_index, shadow_add, shadow_take
+from ...ir.lists import DIFFERENTIABLE_METHODS, is_float_list, list_method, list_root, makes_list
+from .context import bar
+
+
+def list_shadow(root):
+    return f"{root}%lshadow"
+
+
+def active_list(ctx, var):
+    """Whether ``var`` is a float list holding differentiated values."""
+    return (isinstance(var, ir.Var) and var.name in ctx.act.carriers
+            and is_float_list(ctx.typeof(var.name)))
+
+
+def made_lists(ctx):
+    """``{root name: dtype}`` of the active lists made in the function (found once per
+    context)."""
+    found = ctx.__dict__.get("_made_lists")
+    if found is not None:
+        return found
+    found = {}
+    for block in ctx.blocks.values():
+        for stmt in block.body:
+            if (isinstance(stmt, ir.Assign) and stmt.target.name in ctx.act.carriers
+                    and makes_list(ctx.fn, stmt, ctx.definition)):
+                typ = ctx.typeof(stmt.target.name)
+                found[stmt.target.name] = getattr(typ, "dtype", None) or typ.item_type
+    ctx._made_lists = found
+    return found
+
+
+def shadow_name(ctx, var, loc):
+    """The shadow variable of active list ``var``; refuses lists not made here."""
+    root = list_root(ctx.blocks, var.name, ctx.definition)
+    if root not in made_lists(ctx):
+        raise ctx.unsupported(f"putting differentiated values into '{var.name}', a list "
+                              "made outside the function or returned by a call", loc,
+                              "make the list in the function being differentiated")
+    return list_shadow(root)
+
+
+def start_shadows(ctx, e):
+    """Every active list starts with an empty shadow (a return block's reverse)."""
+    for root, dtype in sorted(made_lists(ctx).items()):
+        e.call(np.zeros, [e.const(0, hint="n"), e.glob(getattr(np, str(dtype)))],
+               target=list_shadow(root))
+
+
+def saved_position(ctx, stmt, lst, index):
+    """Have the forward pass save the position ``lst[index]`` refers to just before
+    ``stmt`` (``len(lst)`` when ``index`` is None); return its name."""
+    loc = stmt.loc
+    func, pos = fresh_name("$lpos_fn"), fresh_name("lpos")
+    ctx.synthetic_types[pos] = types.intp
+    before = ctx.fwd_before.setdefault(id(stmt), [])
+    if index is None:
+        before.append((func, ir.Global("len", len, loc)))
+        args = [lst]
+    else:
+        before.append((func, ir.Global("list_index", list_index, loc)))
+        if isinstance(index, int):
+            const = fresh_name("$lidx")
+            ctx.synthetic_types[const] = types.intp
+            before.append((const, ir.Const(index, loc)))
+            index = ir.Var(lst.scope, const, loc)
+        args = [lst, index]
+    from numba.core.registry import cpu_target
+    ctx.synthetic_types[func] = cpu_target.typing_context.resolve_value_type(
+        len if index is None else list_index)
+    before.append((pos, ir.Expr.call(ir.Var(lst.scope, func, loc), args, (), loc)))
+    return pos
+
+
+def take_slot(ctx, e, shadow, pos, value):
+    """``value%bar += shadow[pos]`` and clear the slot."""
+    g = e.call(shadow_take, [e.var(shadow), e.var(pos)], hint="lbar")
+    ctx.accumulate(e, value, g)
+
+
+def list_element_index(ctx, expr, loc):
+    """The integer index of ``L[i]`` (a Var, or an int for a constant); slices refused."""
+    if expr.op == "getitem":
+        index = expr.index
+        ok = isinstance(ctx.typeof(index.name), types.Integer)
+    else:
+        index = expr.index_var if expr.index_var is not None else expr.index
+        ok = isinstance(expr.index, int)
+    if not ok:
+        raise ctx.unsupported("slicing a list holding differentiated values", loc,
+                              "read its elements one at a time, or use an array")
+    return index
+
+
+def rev_list_read(ctx, stmt, e):
+    """fwd: ``y = L[i]`` (and the position) / rev: ``L%lshadow[pos] += y%bar``."""
+    expr, target = stmt.value, stmt.target
+    index = list_element_index(ctx, expr, stmt.loc)
+    if not ctx.active_float(target):
+        return
+    shadow = shadow_name(ctx, expr.value, stmt.loc)
+    pos = saved_position(ctx, stmt, expr.value, index)
+    e.call(shadow_add, [e.var(shadow), e.var(pos), e.var(bar(target.name))],
+           target=shadow)
+    ctx.reset(e, target.name)
+
+
+def rev_list_write(ctx, stmt, e):
+    """fwd: ``L[i] = v`` (and the position) / rev: ``v%bar += L%lshadow[pos]``, cleared."""
+    index = (stmt.index if isinstance(stmt, ir.SetItem)
+             else stmt.index_var if stmt.index_var is not None else stmt.index)
+    if isinstance(stmt, ir.SetItem) and not isinstance(ctx.typeof(index.name), types.Integer):
+        raise ctx.unsupported("writing a slice of a list holding differentiated values",
+                              stmt.loc, "write its elements one at a time, or use an array")
+    shadow = shadow_name(ctx, stmt.target, stmt.loc)
+    pos = saved_position(ctx, stmt, stmt.target, index)
+    take_slot(ctx, e, shadow, pos, stmt.value)
+
+
+def rev_list_method(ctx, stmt, e, cls):
+    """fwd: ``L.append(v)`` (and ``len(L)`` before it) / rev: ``v%bar += L%lshadow[n]``,
+    cleared. Other methods of a list holding differentiated values are refused."""
+    lst, method = list_method(ctx.fn, stmt.value, ctx.definition)
+    if not active_list(ctx, lst):
+        return
+    if method not in DIFFERENTIABLE_METHODS:
+        raise ctx.unsupported(f"'{lst.name.split('.')[0]}.{method}(...)' on a list holding "
+                              "differentiated values", stmt.loc,
+                              "only append, element reads and element writes of such a "
+                              "list are differentiable; fill an array (np.empty(n)) instead")
+    shadow = shadow_name(ctx, lst, stmt.loc)
+    pos = saved_position(ctx, stmt, lst, None)
+    take_slot(ctx, e, shadow, pos, stmt.value.args[0])
+
+
+def rev_list_new(ctx, stmt, e, cls=None):
+    """fwd: ``L = [a, b]`` / ``List()`` / rev: ``a%bar += L%lshadow[0]`` ..., then an
+    empty shadow for the list an earlier iteration made."""
+    root = stmt.target.name
+    if root not in made_lists(ctx):
+        return
+    shadow = list_shadow(root)
+    if isinstance(stmt.value, ir.Expr) and stmt.value.op == "build_list":
+        for k, item in enumerate(stmt.value.items):
+            if ctx.active_float(item):
+                take_slot(ctx, e, shadow, e.const(k, hint="k").name, item)
+    dtype = made_lists(ctx)[root]
+    e.call(np.zeros, [e.const(0, hint="n"), e.glob(getattr(np, str(dtype)))], target=shadow)
+

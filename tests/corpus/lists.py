@@ -1,0 +1,89 @@
+"""Lists of floats: ``append`` in loops, comprehensions, typed ``List``, negative indices,
+element writes, literals, and lists made afresh in every iteration of a loop."""
+import math
+
+import numba
+import numpy as np
+from numba.typed import List
+
+from . import Case
+
+
+def append_then_iterate(x):
+    res = []
+    for i in range(x.shape[0]):
+        res.append(x[i] * x[i])
+    s = 0.0
+    for v in res:
+        s += math.sin(v)
+    return s
+
+
+def comprehension_indexed(x):
+    r = [math.exp(v) for v in x]
+    t = 0.0
+    for i in range(len(r)):
+        t += r[i] * (i + 1)
+    return t
+
+
+def filtered_comprehension_local(x):
+    r = [v * v for v in x if v > 0.3]
+    t = 0.0
+    for v in r:
+        t += v
+    return t
+
+
+def typed_list(x):
+    L = List()
+    for i in range(x.shape[0]):
+        L.append(x[i] ** 3)
+    s = 0.0
+    for i in range(len(L)):
+        s += L[i] * L[len(L) - 1 - i]
+    return s
+
+
+def recurrence_negative_index(x):
+    # reads L[-1] while the list grows: the position is resolved when it is read
+    L = [x[0]]
+    for i in range(1, x.shape[0]):
+        L.append(0.5 * L[-1] + math.cos(x[i]))
+    return L[-1] * L[0] + L[-2]
+
+
+def element_writes(x, y):
+    L = [x, y, x * y]
+    L[1] = L[1] * L[2]
+    L[-1] = math.sin(L[0])
+    return L[0] + L[1] * L[2]
+
+
+def list_per_iteration(x):
+    total = 0.0
+    for j in range(3):
+        row = []
+        for i in range(x.shape[0]):
+            row.append(x[i] * (j + 1.0))
+        total += row[j] * row[-1]
+    return total
+
+
+def empty_list_typed(x):
+    L = List.empty_list(numba.float64)
+    for v in x:
+        L.append(v)
+    return L[0] * L[1]
+
+
+CASES = [
+    Case(append_then_iterate, (np.linspace(0.1, 0.9, 5),)),
+    Case(comprehension_indexed, (np.linspace(-0.4, 0.6, 4),)),
+    Case(filtered_comprehension_local, (np.array([0.1, 0.5, 0.9, 0.2, 0.7]),)),
+    Case(typed_list, (np.linspace(0.2, 1.1, 4),)),
+    Case(recurrence_negative_index, (np.linspace(0.1, 0.8, 5),)),
+    Case(element_writes, (0.7, 1.3), (0, 1)),
+    Case(list_per_iteration, (np.linspace(0.3, 1.2, 4),)),
+    Case(empty_list_typed, (np.array([0.4, 1.5, 2.0]),)),
+]

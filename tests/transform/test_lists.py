@@ -1,0 +1,110 @@
+"""Lists of floats in every mode: the corpus programs (tests/corpus/lists.py) under
+forward-over-reverse, and the refusals of what a list holding differentiated values
+cannot do. (grad and jvp of the same programs run in test_corpus / test_forward.)"""
+import math
+
+import numba
+import numpy as np
+import pytest
+
+import adjit
+from adjit.testing import check_grad, check_hvp, check_jvp
+from corpus.lists import CASES
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_hvp_of_list_programs(case):
+    check_hvp(case.fn, *case.args, argnums=case.argnums)
+
+
+def test_list_gradient_matches_closed_form():
+    from corpus.lists import append_then_iterate
+    x = np.linspace(0.1, 0.9, 5)
+    np.testing.assert_allclose(adjit.grad(append_then_iterate)(x),
+                               np.cos(x * x) * 2 * x, rtol=1e-13)
+
+
+def _pop(x):
+    L = [x[0], x[1]]
+    L.append(x[2])
+    return L.pop() * 2.0
+
+
+@numba.njit
+def _total(values):
+    t = 0.0
+    for v in values:
+        t += v
+    return t
+
+
+def _passed_to_helper(x):
+    L = []
+    for v in x:
+        L.append(v * v)
+    return _total(L)
+
+
+def _sliced(x):
+    L = [v * 2.0 for v in x]
+    t = 0.0
+    for v in L[1:]:
+        t += v
+    return t
+
+
+def _list_argument(x, L):
+    L.append(x * x)
+    return L[-1]
+
+
+@pytest.mark.parametrize("func, words", [
+    (_pop, "'L.pop(...)' on a list holding differentiated values"),
+    (_passed_to_helper, "passing the list 'L', which holds differentiated values, to "
+                        "'_total'"),
+])
+@pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])
+def test_what_a_list_cannot_do_is_refused_in_every_mode(func, words, mode):
+    x = np.array([0.3, 0.6, 0.9])
+    call = {"grad": lambda: adjit.grad(func)(x),
+            "jvp": lambda: adjit.jvp(func)(x, np.ones(3)),
+            "hvp": lambda: adjit.hvp(func)(x, np.ones(3))}[mode]
+    with pytest.raises(adjit.UnsupportedError) as err:
+        call()
+    assert words in str(err.value)
+    assert func.__name__ in str(err.value)
+
+
+def test_a_slice_of_a_list_has_a_tangent_but_no_adjoint():
+    # forward mode slices the tangent list in step; reverse mode refuses the slice
+    x = np.array([0.3, 0.6, 0.9])
+    check_jvp(_sliced, x)
+    for transform in (lambda: adjit.grad(_sliced)(x),
+                      lambda: adjit.hvp(_sliced)(x, np.ones(3))):
+        with pytest.raises(adjit.UnsupportedError,
+                           match="slicing a list holding differentiated values"):
+            transform()
+
+
+def test_a_list_argument_that_takes_differentiated_values_is_refused():
+    L = numba.typed.List([1.0, 2.0])
+    with pytest.raises(adjit.UnsupportedError, match="a list made outside the function"):
+        adjit.grad(_list_argument)(0.5, L)
+
+
+def _appends_while_iterating(x):
+    L = [x[0]]
+    for v in L:
+        if v < 1.0:
+            L.append(v * 2.0 + x[1])
+    return L[-1]
+
+
+def test_iterating_a_list_that_grows_in_the_loop():
+    # Python visits the appended items too: forward mode follows the list itself,
+    # reverse mode refuses (the loop is not rewritten into an index loop)
+    x = np.array([0.3, 0.05])
+    check_jvp(_appends_while_iterating, x)
+    with pytest.raises(adjit.UnsupportedError):
+        adjit.grad(_appends_while_iterating)(x)
+    assert math.isfinite(_appends_while_iterating(x))

@@ -29,6 +29,8 @@ _ARRAY_RULES = RuleTable()
 #: (a fill value of ``np.full`` that is differentiated is refused by the transform).
 ALLOCATIONS = frozenset({np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like,
                          np.ones_like, np.full, np.full_like})
+#: allocations whose second argument is the fill value, which may be differentiated
+FILLED = (np.full, np.full_like)
 
 
 class ArrayRule:

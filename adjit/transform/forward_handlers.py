@@ -10,12 +10,13 @@ import numpy as np
 from numba.core import ir, types
 
 from ..ir.builder import clone_stmt, clone_value
-from .calls import (array_op_site, call_name, classify_call, emit_array_op,
+from .calls import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
                     refuse_list_arguments, unsupported_detail)
 from .forward_lists import fwd_build_list, fwd_list_method, fwd_list_new
 from .forward_elementwise import elementwise_partial
 from .partials import emit_partial
 from ..rules import NONDIFF, lookup
+from ..rules.arrays import FILLED
 from ..rules.core import ZERO, FuncPartial, lookup_linear
 from ..runtime import tape as tape_rt
 from .analysis import is_float, is_float_array
@@ -443,10 +444,17 @@ def fwd_bilinear(ctx, stmt, e, args):
 
 
 def fwd_allocation(ctx, stmt, e):
-    """fwd: ``a = np.zeros(...)`` / ``a%dot = zeros_like(a)`` (filled by later writes)."""
+    """fwd: ``a = np.zeros(...)`` / ``a%dot = zeros_like(a)`` (filled by later writes);
+    ``a = np.full(n, v)`` / ``a%dot = full_like(a, v%dot)``."""
     e.stmt(clone_stmt(stmt))
-    if ctx.active(stmt.target):
-        e.call(np.zeros_like, [stmt.target], target=_dot(stmt.target.name))
+    if not ctx.active(stmt.target):
+        return
+    args = stmt.value.args
+    if callee_object(ctx.fn, stmt.value.func) in FILLED and ctx.active(args[1]):
+        e.call(np.full_like, [stmt.target, ctx.tangent(e, args[1])],
+               target=_dot(stmt.target.name))
+        return
+    e.call(np.zeros_like, [stmt.target], target=_dot(stmt.target.name))
 
 
 

@@ -242,9 +242,10 @@ def local_array_values_in_rule(x, w):
     return np.dot(y, w)
 
 
-def differentiated_fill_value(x):
-    y = np.full(3, x)
-    return y[0]
+def broadcast_into_selection(x):
+    y = np.zeros((2, 3))
+    y[:, :] = x  # a 1-D array written into a 2-D selection
+    return y[1, 2]
 
 
 def slice_write_of_active_values(x):
@@ -284,7 +285,7 @@ def test_arrays_saved_for_the_reverse_pass(f, args, argnums):
 
 
 @pytest.mark.parametrize("f, args, argnums", [
-    (differentiated_fill_value, (0.5,), 0),
+    (broadcast_into_selection, (np.array([0.5, 0.2, 0.1]),), 0),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_unsupported_writes_are_refused(f, args, argnums):
     with pytest.raises(adjit.UnsupportedError):
@@ -368,3 +369,33 @@ def test_reads_of_other_mutable_containers_are_saved():
     idx = np.array([1, 5])
     assert adjit.grad(int_array_argument_written)(0.5, idx) == 10.0
     assert idx.tolist() == [1, 5]          # argument writes are undone by the reverse pass
+
+
+def _filled(x, y):
+    a = np.full(4, x)
+    a[1] = y * y  # the overwritten entry takes nothing back to x
+    b = np.full_like(a, x * y)
+    return np.sum(a * b) + math.sin(a[0])
+
+
+def _filled_in_loop(x):
+    t = 0.0
+    for k in range(3):
+        a = np.full((2, 2), x * (k + 1.0), dtype=np.float64)
+        a[0, 0] = 1.0
+        t += np.sum(a * a)
+    return t
+
+
+def test_a_differentiated_fill_value_in_every_mode():
+    from adjit.testing import check_hvp, check_jvp
+    # closed form: 3 of 4 entries of a hold x, all of b hold x*y
+    x, y = 0.7, 1.3
+    gx = 3 * (2 * x * y) + (y * y) * y + math.cos(x)
+    gy = 3 * x * x + (2 * y * x * y + y * y * x)
+    np.testing.assert_allclose(adjit.grad(_filled, argnums=(0, 1))(x, y), (gx, gy),
+                               rtol=1e-13)
+    check_grad(_filled_in_loop, 0.4)
+    for f, args in ((_filled, (x, y)), (_filled_in_loop, (0.4,))):
+        check_jvp(f, *args)  # (the tangent of np.full was zero before)
+        check_hvp(f, *args, argnums=0)

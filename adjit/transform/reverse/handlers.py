@@ -11,6 +11,7 @@ arrays (whose overwritten values the reverse pass restores).
 
 import operator
 
+import numpy as np
 from numba.core import ir, types
 from numba.core.registry import cpu_target
 
@@ -20,7 +21,7 @@ from ...ir.builder import fresh_name
 from ...ir.nodes import node_kind
 from ..partials import emit_partial
 from ...rules import NONDIFF, lookup
-from ...rules.arrays import (add_nonzero_at, add_selection, lookup_array,
+from ...rules.arrays import (FILLED, add_nonzero_at, add_selection, lookup_array,
                              restore_selection, sum_selection, zero_selection)
 from ...rules.core import ZERO
 from ..analysis import is_differentiable, is_float
@@ -443,12 +444,19 @@ def selection_type(ctx, arr, index):
 
 
 def rev_allocation(ctx, stmt, e):
-    """fwd: ``y = np.zeros(n)`` etc. / rev: nothing, or mark the shadow of an array
-    allocated in a loop stale (a differentiated fill value is refused)."""
-    for a in stmt.value.args:
-        if (ctx.is_active(a) or a.name in ctx.act.carriers) and not ctx.active_array(a):
-            raise ctx.unsupported("filling a new array with a differentiated value",
-                                  stmt.loc)
+    """fwd: ``y = np.zeros(n)``, ``np.full(n, v)`` etc. / rev: a differentiated fill value
+    takes the sum of the shadow (the entries later writes replaced were cleared by the
+    writes' adjoints); other differentiated arguments are refused."""
+    callee = ctx.callee_object(stmt.value.func)
+    for k, a in enumerate(stmt.value.args):
+        if not (ctx.is_active(a) or a.name in ctx.act.carriers) or ctx.active_array(a):
+            continue
+        if (callee in FILLED and k == 1 and ctx.active_float(a)
+                and ctx.active_array(stmt.target)):
+            shadow = ctx.shadow_of(stmt.target, stmt.loc, e)
+            ctx.accumulate(e, a, e.call(np.sum, [shadow], hint="filled"))
+            continue
+        raise ctx.unsupported("filling a new array with a differentiated value", stmt.loc)
 
 
 HANDLERS = {

@@ -10,10 +10,16 @@ element by an integer index, ``len``, and ``for v in L`` (rewritten to an index 
 ``capture/list_iteration.py``). Anything else done to a list holding differentiated
 values is refused by name.
 """
+import numpy as np
 from numba.core import ir, types
 
 #: list methods that have derivatives (the others are refused on an active list)
 DIFFERENTIABLE_METHODS = ("append",)
+
+#: functions of a whole float list that have derivatives: ``sum(L)``, ``max(L)``,
+#: ``min(L)``, ``np.array(L)``, ``np.asarray(L)`` (``transform/reverse/lists.py``)
+REDUCTIONS = (sum, max, min, np.array, np.asarray)
+ARRAY_MAKERS = (np.array, np.asarray)
 
 
 def is_float_list(typ):
@@ -101,6 +107,34 @@ def new_list_call(fn, expr, definition=None):
         owner = definition(func.value.name)
         return isinstance(owner, (ir.Global, ir.FreeVar)) and owner.value is List
     return False
+
+
+def list_reduction(fn, expr, definition=None):
+    """``(function, list var)`` when ``expr`` applies one of ``REDUCTIONS`` to a float
+    list (``np.array(L, dtype)`` included), else None."""
+    if not (isinstance(expr, ir.Expr) and expr.op == "call") or expr.kws or not expr.args:
+        return None
+    definition = definition or (lambda n: _single_definition(fn.func_ir.blocks, n))
+    func = definition(expr.func.name)
+    if not isinstance(func, (ir.Global, ir.FreeVar)):
+        return None
+    try:
+        known = func.value in REDUCTIONS
+    except TypeError:  # unhashable
+        return None
+    lst = expr.args[0]
+    extra_ok = len(expr.args) == 1 or (func.value in ARRAY_MAKERS and len(expr.args) == 2)
+    if known and extra_ok and is_float_list(fn.typeof(lst.name)):
+        return func.value, lst
+    return None
+
+
+def display_name(name):
+    """How to call list variable ``name`` in a message: the user's name, or "the list
+    comprehension's list" for the temporaries Numba makes."""
+    if name.startswith("$") or name.startswith("closure__locals"):
+        return "the list built by a comprehension or literal"
+    return f"'{name.split('.')[0]}'"
 
 
 def list_arguments(fn, expr, carriers):

@@ -45,4 +45,41 @@ def shadow_take(shadow, k):
     return shadow[:0].sum()  # a zero of the shadow's precision
 
 
-nondiff(list_index)  # a position: no derivative (and generated code passes lists to it)
+@numba.njit
+def shadow_add_prefix(shadow, n, g):
+    """``shadow[:n] += g``: ``sum(L)`` of a list that held ``n`` items."""
+    for k in range(n):
+        shadow = shadow_add(shadow, k, g)
+    return shadow
+
+
+@numba.njit
+def shadow_add_array(shadow, g):
+    """``shadow[:len(g)] += g``: ``np.array(L)`` passes its shadow on to the list's."""
+    for k in range(g.shape[0]):
+        shadow = shadow_add(shadow, k, g[k])
+    return shadow
+
+
+@numba.njit
+def list_argmax(lst):
+    """The position of the first largest item: the one ``max(L)`` returns."""
+    best = 0
+    for k in range(1, len(lst)):
+        if lst[k] > lst[best]:
+            best = k
+    return best
+
+
+@numba.njit
+def list_argmin(lst):
+    """The position of the first smallest item: the one ``min(L)`` returns."""
+    best = 0
+    for k in range(1, len(lst)):
+        if lst[k] < lst[best]:
+            best = k
+    return best
+
+
+# positions: no derivative (and the generated code passes lists to them)
+nondiff(list_index, list_argmax, list_argmin)

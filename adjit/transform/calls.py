@@ -17,7 +17,8 @@ from ..rules.core import adjoint_product
 from ..rules.matmul import MATRIX_PRODUCTS
 from ..rules.registry import classify_array_call
 from .analysis import is_float_array
-from ..ir.lists import list_arguments, list_method, new_list_call
+from ..ir.lists import (display_name, list_arguments, list_method, list_reduction,
+                        new_list_call)
 
 
 @dataclass
@@ -199,9 +200,8 @@ def matmul_parts(fn, value):
 
 
 #: what ``classify_call`` can answer; each mode maps every kind to one handler
-CALL_KINDS = ("array_op", "list_method", "list_new", "tape_push", "tape_pop", "allocation",
-              "accumulating_bilinear", "adjoint_product",
-              "linear", "derived", "elementwise", "matmul", "reduction", "nondiff",
+CALL_KINDS = ("array_op", "list_method", "list_new", "list_reduction", "tape_push",
+              "tape_pop", "allocation", "accumulating_bilinear", "adjoint_product", "linear", "derived", "elementwise", "matmul", "reduction", "nondiff",
               "scalar", "unsupported")
 
 
@@ -260,11 +260,11 @@ def refuse_list_arguments(fn, expr, cls, carriers, unsupported):
     """Both modes: a float list holding differentiated values may be passed to ``len``
     (or another function declared non-differentiable) and have ``append`` called on it;
     passing it to anything else is refused by name."""
-    if cls.kind in ("list_method", "nondiff"):  # ``len(L)``: an integer
+    if cls.kind in ("list_method", "list_reduction", "nondiff"):  # ``len(L)``: an integer
         return
     for a in list_arguments(fn, expr, carriers):
         name = call_name(cls.key) if cls.key is not None else "a call"
-        raise unsupported(f"passing the list '{a.name.split('.')[0]}', which holds "
+        raise unsupported(f"passing {display_name(a.name)}, a list which holds "
                           f"differentiated values, to '{name}'", expr.loc,
                           "such a list supports element reads and writes, append, len "
                           "and for loops; to pass the values on, fill an array "
@@ -295,6 +295,8 @@ def classify_call(fn, expr):
         return CallClass("list_method", key, args)
     if new_list_call(fn, expr):
         return CallClass("list_new", key, args)
+    if list_reduction(fn, expr) is not None:
+        return CallClass("list_reduction", key, args)
     special = _special_kind(key, ALLOCATIONS, ACCUMULATING_BILINEAR, tape_rt)
     if special is None and lookup_linear(key) is not None:
         special = "linear"

@@ -12,7 +12,7 @@ from numba.core import ir, types
 from ..ir.builder import clone_stmt, clone_value
 from .calls import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
                     refuse_list_arguments, unsupported_detail)
-from .forward_lists import fwd_build_list, fwd_list_method, fwd_list_new
+from .forward_lists import fwd_build_list, fwd_list_method, fwd_list_new, fwd_list_reduction
 from .forward_elementwise import elementwise_partial
 from .partials import emit_partial
 from ..rules import NONDIFF, lookup
@@ -166,6 +166,7 @@ FWD_CALLS = {
     "array_op": lambda ctx, stmt, e, c: fwd_array_op(ctx, stmt, e, c.site),
     "list_method": fwd_list_method,
     "list_new": fwd_list_new,
+    "list_reduction": fwd_list_reduction,
     "tape_push": lambda ctx, stmt, e, c: fwd_tape_push(ctx, stmt, e),
     "tape_pop": lambda ctx, stmt, e, c: fwd_tape_pop(ctx, stmt, e),
     "allocation": lambda ctx, stmt, e, c: fwd_allocation(ctx, stmt, e),

@@ -8,7 +8,9 @@ the tangent list like an array); this module makes the tangent list and keeps
 from numba.core import ir
 
 from ..ir.builder import clone_stmt, clone_value
-from ..ir.lists import DIFFERENTIABLE_METHODS, is_float_list, list_method
+from ..ir.lists import (ARRAY_MAKERS, DIFFERENTIABLE_METHODS, is_float_list, list_method,
+                       list_reduction)
+from ..rules.lists import list_argmax, list_argmin
 
 
 def _dot(name):
@@ -49,3 +51,20 @@ def fwd_list_method(ctx, stmt, e, cls):
                               "list are differentiable; fill an array (np.empty(n)) instead")
     bound = e.assign(ir.Expr.getattr(e.var(_dot(lst.name)), method, stmt.loc), hint="meth")
     e.call(bound, [ctx.tangent(e, a) for a in stmt.value.args], hint="void")
+
+
+def fwd_list_reduction(ctx, stmt, e, cls):
+    """fwd: ``y = sum(L)`` / ``np.array(L)`` / ``y%dot = sum(L%dot)`` / ``np.array(L%dot)``
+    (same call on the tangent list); ``y = max(L)`` / ``y%dot = L%dot[argmax(L)]``."""
+    e.stmt(clone_stmt(stmt))
+    func, lst = list_reduction(ctx.fn, stmt.value)
+    if not (ctx.active(lst) and ctx.active(stmt.target)):
+        return
+    if func is sum or func in ARRAY_MAKERS:
+        call = clone_value(stmt.value)
+        call.args = [e.var(_dot(lst.name))] + list(call.args[1:])
+        e.assign(call, target=_dot(stmt.target.name))
+        return
+    k = e.call(list_argmax if func is max else list_argmin, [lst], hint="k")
+    e.assign(ir.Expr.getitem(e.var(_dot(lst.name)), k, stmt.loc),
+             target=_dot(stmt.target.name))

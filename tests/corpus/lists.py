@@ -77,6 +77,19 @@ def empty_list_typed(x):
     return L[0] * L[1]
 
 
+def array_from_filtered(x):
+    # Numba keeps this list (the filter): np.array takes it as a whole
+    a = np.array([v * v for v in x if v > 0.3])
+    return np.sum(a * a) + a[0]
+
+
+def whole_list_functions(x):
+    L = [math.sin(v) for v in x]
+    L.append(x[0] * x[1])
+    b = np.asarray(L)
+    return sum(L) * max(L) - min(L) + b[-1] * b[0]
+
+
 CASES = [
     Case(append_then_iterate, (np.linspace(0.1, 0.9, 5),)),
     Case(comprehension_indexed, (np.linspace(-0.4, 0.6, 4),)),
@@ -86,4 +99,6 @@ CASES = [
     Case(element_writes, (0.7, 1.3), (0, 1)),
     Case(list_per_iteration, (np.linspace(0.3, 1.2, 4),)),
     Case(empty_list_typed, (np.array([0.4, 1.5, 2.0]),)),
+    Case(array_from_filtered, (np.array([0.1, 0.5, 0.9, 0.2, 0.7]),)),
+    Case(whole_list_functions, (np.array([0.3, 1.2, -0.4, 0.8]),)),
 ]

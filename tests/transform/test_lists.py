@@ -60,7 +60,7 @@ def _list_argument(x, L):
 
 @pytest.mark.parametrize("func, words", [
     (_pop, "'L.pop(...)' on a list holding differentiated values"),
-    (_passed_to_helper, "passing the list 'L', which holds differentiated values, to "
+    (_passed_to_helper, "passing 'L', a list which holds differentiated values, to "
                         "'_total'"),
 ])
 @pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])

@@ -31,7 +31,7 @@ from ...ir.lists import is_float_list
 from .context import TAPE, bar, bar_item
 from .elementwise import rev_elementwise
 from .lists import (active_list, rev_list_method, rev_list_new, rev_list_read,
-                    rev_list_write)
+                    rev_list_reduction, rev_list_write)
 from .matmul import rev_matmul
 from .shadows import fresh_flag, is_element_index
 
@@ -156,6 +156,7 @@ REV_CALLS = {
     "array_op": lambda ctx, stmt, e, c: rev_array_op(ctx, stmt, e, c.site),
     "list_method": rev_list_method,
     "list_new": rev_list_new,
+    "list_reduction": rev_list_reduction,
     "derived": lambda ctx, stmt, e, c: rev_derived_call(
         ctx, stmt, e, ctx.typeof(stmt.value.func.name).dispatcher),
     "allocation": lambda ctx, stmt, e, c: rev_allocation(ctx, stmt, e),

@@ -16,8 +16,10 @@ import numpy as np
 from numba.core import ir, types
 
 from ...ir.builder import fresh_name
-from ...rules.lists import list_index, shadow_add, shadow_take
-from ...ir.lists import DIFFERENTIABLE_METHODS, is_float_list, list_method, list_root, makes_list
+from ...ir.lists import (ARRAY_MAKERS, DIFFERENTIABLE_METHODS, is_float_list, list_method,
+                        list_reduction, list_root, makes_list)
+from ...rules.lists import (list_argmax, list_argmin, list_index, shadow_add,
+                            shadow_add_array, shadow_add_prefix, shadow_take)
 from .context import bar
 
 
@@ -68,25 +70,27 @@ def start_shadows(ctx, e):
 def saved_position(ctx, stmt, lst, index):
     """Have the forward pass save the position ``lst[index]`` refers to just before
     ``stmt`` (``len(lst)`` when ``index`` is None); return its name."""
-    loc = stmt.loc
-    func, pos = fresh_name("$lpos_fn"), fresh_name("lpos")
-    ctx.synthetic_types[pos] = types.intp
-    before = ctx.fwd_before.setdefault(id(stmt), [])
     if index is None:
-        before.append((func, ir.Global("len", len, loc)))
-        args = [lst]
-    else:
-        before.append((func, ir.Global("list_index", list_index, loc)))
-        if isinstance(index, int):
-            const = fresh_name("$lidx")
-            ctx.synthetic_types[const] = types.intp
-            before.append((const, ir.Const(index, loc)))
-            index = ir.Var(lst.scope, const, loc)
-        args = [lst, index]
+        return saved_call(ctx, stmt, len, [lst])
+    if isinstance(index, int):
+        const = fresh_name("$lidx")
+        ctx.synthetic_types[const] = types.intp
+        ctx.fwd_before.setdefault(id(stmt), []).append((const, ir.Const(index, stmt.loc)))
+        index = ir.Var(lst.scope, const, stmt.loc)
+    return saved_call(ctx, stmt, list_index, [lst, index])
+
+
+def saved_call(ctx, stmt, func, args):
+    """Have the forward pass save the integer ``func(*args)`` just before ``stmt``;
+    return its name."""
     from numba.core.registry import cpu_target
-    ctx.synthetic_types[func] = cpu_target.typing_context.resolve_value_type(
-        len if index is None else list_index)
-    before.append((pos, ir.Expr.call(ir.Var(lst.scope, func, loc), args, (), loc)))
+    loc = stmt.loc
+    fvar, pos = fresh_name("$lpos_fn"), fresh_name("lpos")
+    ctx.synthetic_types[pos] = types.intp
+    ctx.synthetic_types[fvar] = cpu_target.typing_context.resolve_value_type(func)
+    ctx.fwd_before.setdefault(id(stmt), []).extend([
+        (fvar, ir.Global(func.__name__, func, loc)),
+        (pos, ir.Expr.call(ir.Var(args[0].scope, fvar, loc), list(args), (), loc))])
     return pos
 
 
@@ -165,3 +169,28 @@ def rev_list_new(ctx, stmt, e, cls=None):
     dtype = made_lists(ctx)[root]
     e.call(np.zeros, [e.const(0, hint="n"), e.glob(getattr(np, str(dtype)))], target=shadow)
 
+
+def rev_list_reduction(ctx, stmt, e, cls):
+    """fwd: ``y = sum(L)`` / ``max(L)`` / ``min(L)`` / ``a = np.array(L)`` (and the
+    length or position it used) / rev: ``L%lshadow[:n] += y%bar``, ``L%lshadow[k] +=
+    y%bar``, ``L%lshadow[:len(a)] += a%shadow``."""
+    func, lst = list_reduction(ctx.fn, stmt.value, ctx.definition)
+    if not active_list(ctx, lst):
+        return
+    shadow = shadow_name(ctx, lst, stmt.loc)
+    target = stmt.target
+    if func in ARRAY_MAKERS:
+        if ctx.active_array(target):
+            e.call(shadow_add_array, [e.var(shadow), ctx.shadow_of(target, stmt.loc, e)],
+                   target=shadow)
+        return
+    if not ctx.active_float(target):
+        return
+    g = e.var(bar(target.name))
+    if func is sum:
+        n = saved_call(ctx, stmt, len, [lst])
+        e.call(shadow_add_prefix, [e.var(shadow), e.var(n), g], target=shadow)
+    else:
+        k = saved_call(ctx, stmt, list_argmax if func is max else list_argmin, [lst])
+        e.call(shadow_add, [e.var(shadow), e.var(k), g], target=shadow)
+    ctx.reset(e, target.name)

@@ -26,6 +26,7 @@ import numpy as np
 from numba.core import ir, types
 
 from ...ir.builder import fresh_name
+from ...ir.lists import ARRAY_MAKERS, list_reduction
 
 from ...rules.arrays import ALLOCATIONS, fresh_shadow
 from ..analysis import call_writes, callee_draws_random, is_float_array
@@ -198,6 +199,10 @@ class Shadows:
     def is_allocation(self, value):
         """An array constructor, or an elementwise operation (``np.sin(x)``, ``a * b``),
         whose result is a new array."""
+        if isinstance(value, ir.Expr) and value.op == "call":
+            made = list_reduction(self.fn, value, self.definition)
+            if made is not None and made[0] in ARRAY_MAKERS:  # np.array(L): a new array
+                return True
         return (isinstance(value, ir.Expr) and value.op == "call"
                 and self.callee_object(value.func) in ALLOCATIONS) or (
                     self.fresh_op(value) is not None)

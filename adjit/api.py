@@ -21,7 +21,7 @@ from .compile.dispatcher import generated_dispatcher
 from .errors import ArgumentError
 from .ir.builder import Emitter
 from .runtime import tape_acquire
-from .transform.analysis import is_differentiable, is_float, is_float_array
+from .transform.analysis import callee_writes, is_differentiable, is_float, is_float_array
 from .transform.reverse.program import derive
 
 _transforms = OwnedCache("transform")  # dies with the function (compile/caches.py)
@@ -253,9 +253,12 @@ class _JVPWrapper:
         block, e = _entry_block(self.py_func)
         packed = e.assign(ir.Arg("args", 0, e.loc), target="args")
         args = [e.item(packed, k, hint="a") for k in range(len(flat))]
+        written = callee_writes(self.func, primal_types)
         for j, i in enumerate(active):
             if is_float_array(primal_types[i]):
                 e.call(_shape_check(self.names[i]), [args[i], args[n + j]], hint="ok")
+            if i in written:  # its tangent is updated in place: not the caller's array
+                args[n + j] = e.call(np.copy, [args[n + j]], hint="tangent")
         e.ret(e.call(program.dispatcher, args, hint="dual"))
         return {0: block}
 

@@ -203,9 +203,12 @@ def check_jvp(f, *args, seed=0, rtol=None, atol=None):
     tangents = [rng.standard_normal(np.shape(args[k])).astype(args[k].dtype)
                 if _is_float_array(args[k]) else float(rng.standard_normal()) for k in slots]
     depth = _current_depth()
-    value, tan = adjit.jvp(f)(*args, *tangents)
+    given = [np.copy(t) if isinstance(t, np.ndarray) else t for t in tangents]
+    value, tan = adjit.jvp(f)(*_copy_args(args), *given)  # (f may write its arguments)
     if _current_depth() != depth:
         raise AssertionError(f"check_jvp({_name(f)}): tape depth changed across the call")
+    if not all(np.array_equal(a, b) for a, b in zip(given, tangents)):
+        raise AssertionError(f"check_jvp({_name(f)}): jvp changed the tangents it was given")
     dtype = np.dtype(np.float32) if _has_float32_leaf(args) else np.dtype(np.float64)
     if not _values_equal(value, primal(*_copy_args(args)), rtol=1e-6 if dtype == np.float32 else 1e-12):
         raise AssertionError(f"check_jvp({_name(f)}): value {value!r} differs from the primal")

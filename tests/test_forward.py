@@ -117,3 +117,27 @@ def test_jvp_bilinear_array_products():
               rng.standard_normal((3, 2)), rng.standard_normal((5, 2)))
     check_jvp(kron_sum, rng.standard_normal((2, 2)), rng.standard_normal((3, 3)))
     check_jvp(tanh_matvec, rng.standard_normal((3, 4)), rng.standard_normal(4))
+
+
+@numba.njit
+def _accumulate_squares(x, g):
+    for i in range(x.shape[0]):
+        g[i] += x[i] * x[i]
+
+
+def _accumulates_into(x, g):
+    _accumulate_squares(x, g)  # (tslearn's jacobian product: G += ...)
+    return np.sum(g * g)
+
+
+def test_jvp_leaves_the_tangents_of_written_arguments_alone():
+    x, g = np.array([0.5, 1.0, 1.5]), np.array([0.1, -0.2, 0.3])
+    dx, dg = np.ones(3), np.array([1.0, 0.0, 2.0])
+    g_in = g.copy()
+    value, tan = adjit.jvp(_accumulates_into)(x, g, dx, dg)
+    final = g_in + x * x
+    assert value == pytest.approx(np.sum(final * final), rel=1e-14)
+    assert tan == pytest.approx(np.sum(2 * final * (dg + 2 * x * dx)), rel=1e-14)
+    np.testing.assert_array_equal(dg, [1.0, 0.0, 2.0])  # was updated in place
+    np.testing.assert_array_equal(g, final)  # the primal's own write stays, as in Numba
+    check_jvp(_accumulates_into, x, g_in)

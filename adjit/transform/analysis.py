@@ -198,6 +198,8 @@ def _written_arrays(fn, stmt):
 
 
 _PURE_PRODUCTS = (np.kron, np.outer)  # new arrays from their arguments, which they only read
+# builtins that only read the arrays they are given (iterators over them, sizes, copies)
+_PURE_BUILTINS = (enumerate, zip, range, len, iter, reversed, sorted, min, max, sum, print)
 
 
 def call_writes(fn, expr):
@@ -227,9 +229,16 @@ def call_writes(fn, expr):
             return [expr.args[i] for i in callee_writes(ftype.dispatcher, argtypes)]
         except Exception:  # cannot analyse the callee: assume the worst
             return arrays
-    pure = (kind in _PURE_KINDS or key in _PURE_PRODUCTS
+    pure = (kind in _PURE_KINDS or key in _PURE_PRODUCTS or _is_pure_builtin(key)
             or (isinstance(key, np.ufunc) and len(expr.args) == key.nin))
     return [] if pure and not expr.kws else arrays
+
+
+def _is_pure_builtin(key):
+    try:
+        return key in _PURE_BUILTINS
+    except TypeError:  # unhashable keys
+        return False
 
 
 # calls that only read their arguments (what ``classify_call`` says)

@@ -1,5 +1,7 @@
 """Arrays returned by @njit helpers: the reverse pass recomputes them by calling the
 helper again, which it must refuse when the helper draws random numbers."""
+import math
+
 import numpy as np
 import numba
 import pytest
@@ -65,3 +67,33 @@ def test_helper_drawing_from_a_generator_argument_is_refused():
     rng = np.random.default_rng(0)
     with pytest.raises(adjit.UnsupportedError, match="draws random numbers"):
         adjit.grad(squares_of_generator_scaled)(np.ones(3), rng)
+
+
+@numba.njit
+def _gaussian(x):
+    return math.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+
+
+@numba.njit
+def _kde(eval_points, samples, bandwidths):
+    # numba-examples' kernel density estimate: enumerate and zip over the arguments
+    result = np.zeros_like(eval_points)
+    for i, eval_x in enumerate(eval_points):
+        for sample, bandwidth in zip(samples, bandwidths):
+            result[i] += _gaussian((eval_x - sample) / bandwidth) / bandwidth
+        result[i] /= len(samples)
+    return result
+
+
+def _kde_total(eval_points, samples, bandwidths):
+    return np.sum(_kde(eval_points, samples, bandwidths) ** 2)
+
+
+def test_a_helper_iterating_its_arguments_does_not_write_them():
+    # enumerate(x) and zip(a, b) only read their arrays: the helper's result is an
+    # array made from differentiated inputs, recomputed by calling the helper again
+    from adjit.testing import check_hvp, check_jvp
+    args = (np.linspace(-1.0, 1.0, 4), np.array([0.3, -0.2, 0.5]), np.array([0.8, 1.1, 0.6]))
+    check_grad(_kde_total, *args, argnums=(0, 1, 2))
+    check_jvp(_kde_total, *args)
+    check_hvp(_kde_total, *args, argnums=(0, 1, 2))

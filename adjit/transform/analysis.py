@@ -230,6 +230,7 @@ def call_writes(fn, expr):
         except Exception:  # cannot analyse the callee: assume the worst
             return arrays
     pure = (kind in _PURE_KINDS or key in _PURE_PRODUCTS or _is_pure_builtin(key)
+            or _returns_new_array(key, expr)
             or (isinstance(key, np.ufunc) and len(expr.args) == key.nin))
     return [] if pure and not expr.kws else arrays
 
@@ -239,6 +240,18 @@ def _is_pure_builtin(key):
         return key in _PURE_BUILTINS
     except TypeError:  # unhashable keys
         return False
+
+
+def _returns_new_array(key, expr):
+    """A ``@stencil`` kernel called without ``out=``, or a ``@vectorize`` ufunc called
+    with its inputs only: it reads its arguments and returns a new array. (A callee's IR
+    is analysed before normalisation turns these calls into loops.)"""
+    if expr.kws or expr.vararg:
+        return False
+    if type(key).__name__ == "StencilFunc":
+        return True
+    nin = getattr(key, "nin", None)
+    return type(key).__name__ == "DUFunc" and nin == len(expr.args)
 
 
 # calls that only read their arguments (what ``classify_call`` says)

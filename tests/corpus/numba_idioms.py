@@ -248,6 +248,21 @@ def stencil_smoothing(u):
     return np.sum(u * u)
 
 
+@numba.njit
+def _blur_steps(u, iterations):
+    # numba's gaussian-blur example: a stencil applied again and again, swapping arrays
+    s = _gradient_energy(u, 0.5)
+    for _ in range(iterations - 1):
+        out = _gradient_energy(s, 0.5)
+        s, out = out, s
+    return s
+
+
+def stencil_in_a_helper(u):
+    # the helper returns a new array: it only reads u through the stencil calls
+    return np.sum(_blur_steps(u, 3) ** 2)
+
+
 def stencil_cval_scalar(u, c):
     # a stencil with a cval border and a scalar parameter
     return np.sum(_gradient_energy(u, c))
@@ -305,6 +320,7 @@ CASES = [
     Case(comprehension_array, (X6,), 0),
     Case(stencil_smoothing, (P4,), 0),
     Case(stencil_cval_scalar, (X6, 0.7), (0, 1)),
+    Case(stencil_in_a_helper, (X6,), 0),
     Case(stencil_two_inputs, (X6, X6[::-1].copy()), (0, 1)),
     Case(jitclass_parameters, (X6, SPRINGS), 0),
 ]

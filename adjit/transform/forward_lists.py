@@ -58,7 +58,10 @@ def fwd_list_reduction(ctx, stmt, e, cls):
     (same call on the tangent list); ``y = max(L)`` / ``y%dot = L%dot[argmax(L)]``."""
     e.stmt(clone_stmt(stmt))
     func, lst = list_reduction(ctx.fn, stmt.value)
-    if not (ctx.active(lst) and ctx.active(stmt.target)):
+    if not ctx.active(stmt.target):
+        return
+    if not ctx.active(lst):  # an array of constants that later writes make active
+        ctx.set_tangent(e, stmt.target, ctx.zero(e, stmt.target, ctx.typeof(stmt.target.name)))
         return
     if func is sum or func in ARRAY_MAKERS:
         call = clone_value(stmt.value)

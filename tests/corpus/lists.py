@@ -90,6 +90,24 @@ def whole_list_functions(x):
     return sum(L) * max(L) - min(L) + b[-1] * b[0]
 
 
+@numba.njit
+def _ema(data, period, smoothing=2.0):
+    # an exponential moving average as trading-indicator code writes it
+    size = len(data)
+    weight = smoothing / (period + 1)
+    out = np.array([np.nan] * size)  # an array of a constant list, then written
+    out[0] = data[0]
+    for i in range(1, size):
+        out[i] = (data[i] * weight) + (out[i - 1] * (1 - weight))
+    out[:period - 1] = np.nan
+    return out
+
+
+def moving_average_of_constant_list(x):
+    s = _ema(x, 3)[2:]
+    return np.sum(s * s)
+
+
 CASES = [
     Case(append_then_iterate, (np.linspace(0.1, 0.9, 5),)),
     Case(comprehension_indexed, (np.linspace(-0.4, 0.6, 4),)),
@@ -101,4 +119,5 @@ CASES = [
     Case(empty_list_typed, (np.array([0.4, 1.5, 2.0]),)),
     Case(array_from_filtered, (np.array([0.1, 0.5, 0.9, 0.2, 0.7]),)),
     Case(whole_list_functions, (np.array([0.3, 1.2, -0.4, 0.8]),)),
+    Case(moving_average_of_constant_list, (np.linspace(1.0, 2.0, 6),)),
 ]

@@ -450,7 +450,7 @@ def rev_allocation(ctx, stmt, e):
     writes' adjoints); other differentiated arguments are refused."""
     callee = ctx.callee_object(stmt.value.func)
     for k, a in enumerate(stmt.value.args):
-        if not (ctx.is_active(a) or a.name in ctx.act.carriers) or ctx.active_array(a):
+        if not ctx.is_active(a) or ctx.active_array(a):  # (x.dtype carries nothing)
             continue
         if (callee in FILLED and k == 1 and ctx.active_float(a)
                 and ctx.active_array(stmt.target)):

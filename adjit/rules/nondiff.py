@@ -20,7 +20,8 @@ nondiff(
     # integer-valued results
     int, len, range, round, math.floor, math.ceil, math.trunc, math.isnan, math.isinf,
     math.isfinite, np.floor, np.ceil, np.trunc, np.rint, np.round, np.sign,
-    np.isnan, np.isinf, np.isfinite, np.int64, np.int32, np.intp, np.argmax, np.argmin,
+    np.isnan, np.isinf, np.isfinite, np.isclose, math.isclose, np.int64, np.int32, np.intp,
+    np.argmax, np.argmin,
     length_of_iterator,  # (the size of an array comprehension)
     # index-valued functions of arrays
     np.argsort, (types.Array, "argsort"), np.flatnonzero, np.nonzero, np.searchsorted,

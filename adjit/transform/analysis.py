@@ -154,6 +154,9 @@ def array_parents(fn, name, defs):
         return [value.value]
     if value.op == "phi":
         return [v for v in value.incoming_values if isinstance(v, ir.Var)]
+    returned = returned_argument_of_call(fn, value)
+    if returned is not None:  # ``out = helper(x, out)`` returning its argument
+        return [returned]
     from .calls import array_op_site
     site = array_op_site(fn, value)
     if site is not None and site.op.kind == "view":
@@ -301,6 +304,64 @@ def callee_writes(dispatcher, argtypes, _active=()):
     return _callee_writes[key]
 
 
+_returned_argument = owned_cache("returned_argument")
+
+
+def returned_argument(dispatcher, argtypes):
+    """The index of the array argument an ``@njit`` function returns on every path
+    (``return out`` after filling it), else None (cached)."""
+    from ..capture.typed_ir import capture, py_function_of
+    key = (py_function_of(dispatcher), tuple(argtypes))
+    if key in _returned_argument:
+        return _returned_argument[key]
+    found = None
+    try:
+        fn = capture(dispatcher, argtypes)
+    except Exception:  # cannot analyse the callee: no alias claimed
+        fn = None
+    if fn is not None:
+        defs = defining_stmts(fn.func_ir.blocks)
+        roots = set()
+        for block in fn.func_ir.blocks.values():
+            if isinstance(block.terminator, ir.Return):
+                roots.add(_copy_root(defs, block.terminator.value.name))
+        values = [defs.get(r, [(None, None)])[0][1] for r in roots]
+        if len(values) == 1 and values[0] is not None and isinstance(values[0].value, ir.Arg) \
+                and isinstance(argtypes[values[0].value.index], types.Array):
+            found = values[0].value.index
+    _returned_argument[key] = found
+    return found
+
+
+def _copy_root(defs, name):
+    """Follow plain copies and casts back to the defining variable."""
+    seen = set()
+    while name not in seen:
+        seen.add(name)
+        found = defs.get(name, ())
+        value = found[0][1].value if len(found) == 1 else None
+        if isinstance(value, ir.Var):
+            name = value.name
+        elif isinstance(value, ir.Expr) and value.op == "cast":
+            name = value.value.name
+        else:
+            break
+    return name
+
+
+def returned_argument_of_call(fn, value):
+    """The argument variable a call of an ``@njit`` function returns (see
+    ``returned_argument``), else None."""
+    if not (isinstance(value, ir.Expr) and value.op == "call") or value.kws or value.vararg:
+        return None
+    ftype = fn.typeof(value.func.name)
+    if not isinstance(ftype, types.Dispatcher) or value not in fn.calltypes:
+        return None
+    argtypes = tuple(types.unliteral(t) for t in fn.calltypes[value].args)
+    k = returned_argument(ftype.dispatcher, argtypes)
+    return value.args[k] if k is not None else None
+
+
 _callee_random = owned_cache("callee_random")
 
 
@@ -360,6 +421,26 @@ def _activate_list(act, name, blocks):
     return changed
 
 
+def _nondiff_results(fn):
+    """Results of calls declared non-differentiable (``np.sign(x)``, ``np.floor(x)``):
+    they carry no derivative, so an array result needs no shadow or tangent."""
+    from ..rules import NONDIFF, lookup
+    from .calls import callee_key
+    found = set()
+    for block in fn.func_ir.blocks.values():
+        for stmt in block.body:
+            value = stmt.value if isinstance(stmt, ir.Assign) else None
+            if not (isinstance(value, ir.Expr) and value.op == "call"):
+                continue
+            key, _ = callee_key(fn, value.func)
+            try:
+                if key is not None and lookup(key) is NONDIFF:
+                    found.add(stmt.target.name)
+            except TypeError:  # unhashable keys
+                pass
+    return found
+
+
 def activity(fn, active_args, carriers=()):
     """Propagate activity forward from ``active_args`` (and the variables ``carriers``)
     to a fixed point. Writing an active value into an array (directly, or through a call)
@@ -367,6 +448,7 @@ def activity(fn, active_args, carriers=()):
     act = Activity(carriers=set(carriers))
     blocks = fn.func_ir.blocks
     defs = defining_stmts(blocks)
+    constant = _nondiff_results(fn)
     changed = True
     while changed:
         changed = False
@@ -383,7 +465,7 @@ def activity(fn, active_args, carriers=()):
                 if not isinstance(stmt, ir.Assign):
                     continue
                 name, value = stmt.target.name, stmt.value
-                if name in act.active or name in act.carriers:
+                if name in act.active or name in act.carriers or name in constant:
                     continue
                 typ = fn.typeof(name)
                 if isinstance(value, ir.Arg):

@@ -263,6 +263,29 @@ def stencil_in_a_helper(u):
     return np.sum(_blur_steps(u, 3) ** 2)
 
 
+@numba.njit
+def _garch_recursion(parameters, fresids, sresids, sigma2, nobs, backcast):
+    # arch's GARCH recursion: fills sigma2 (an argument) and returns it
+    for t in range(nobs):
+        sigma2[t] = parameters[0]
+        if t == 0:
+            sigma2[t] += (parameters[1] + 0.5 * parameters[2] + parameters[3]) * backcast
+        else:
+            sigma2[t] += parameters[1] * fresids[t - 1]
+            sigma2[t] += parameters[2] * fresids[t - 1] * (sresids[t - 1] < 0)
+            sigma2[t] += parameters[3] * sigma2[t - 1]
+    return sigma2
+
+
+def garch_loglikelihood(parameters, resids):
+    # np.sign has no derivative; the helper's result is the array it was given
+    fresids = np.abs(resids) ** 2.0
+    sresids = np.sign(resids)
+    sigma2 = np.empty_like(resids)
+    out = _garch_recursion(parameters, fresids, sresids, sigma2, resids.shape[0], 0.8)
+    return -0.5 * np.sum(np.log(out) + resids ** 2.0 / sigma2)
+
+
 def stencil_cval_scalar(u, c):
     # a stencil with a cval border and a scalar parameter
     return np.sum(_gradient_energy(u, c))
@@ -321,6 +344,8 @@ CASES = [
     Case(stencil_smoothing, (P4,), 0),
     Case(stencil_cval_scalar, (X6, 0.7), (0, 1)),
     Case(stencil_in_a_helper, (X6,), 0),
+    Case(garch_loglikelihood, (np.array([0.1, 0.1, 0.05, 0.8]),
+                               np.array([0.3, -0.5, 1.2, -0.1, 0.7, -0.9])), (0, 1)),
     Case(stencil_two_inputs, (X6, X6[::-1].copy()), (0, 1)),
     Case(jitclass_parameters, (X6, SPRINGS), 0),
 ]

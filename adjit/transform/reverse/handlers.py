@@ -24,7 +24,7 @@ from ...rules import NONDIFF, lookup
 from ...rules.arrays import (FILLED, add_nonzero_at, add_selection, lookup_array,
                              restore_selection, sum_selection, zero_selection)
 from ...rules.core import ZERO
-from ..analysis import is_differentiable, is_float
+from ..analysis import is_differentiable, is_float, returned_argument_of_call
 from ..calls import (array_op_site, call_name, classify_call, refuse_list_arguments,
                      unsupported_detail)
 from ...ir.lists import is_float_list
@@ -272,7 +272,7 @@ def rev_derived_call(ctx, stmt, e, dispatcher):
     ctx.derived_calls[id(expr)] = program
     shadows = [ctx.shadow_of(expr.args[i], stmt.loc, e) for i in program.array_args]
     ybar = (e.var(bar(target.name)) if ctx.active_float(target)
-            else ctx.shadow_of(target, stmt.loc, e) if ctx.active_array(target)
+            else returned_ybar(ctx, stmt, e) if ctx.active_array(target)
             else tuple_adjoint(ctx, e, target) if result_active else e.const(0.0, hint="ybar"))
     bars = e.call(program.rev, [e.var(TAPE)] + list(expr.args) + shadows + [ybar],
                   hint="bars")
@@ -285,6 +285,15 @@ def rev_derived_call(ctx, stmt, e, dispatcher):
             for k in ctx.float_items(a.name):
                 ctx.accumulate(e, a, e.item(cot, k), item=k)
     ctx.reset(e, target.name)
+
+
+def returned_ybar(ctx, stmt, e):
+    """The cotangent of a call's array result: its shadow, or zeros when the callee
+    returns an argument it was given (``return out``), whose shadow the result shares:
+    the callee's reverse already finds the result's adjoint there."""
+    if returned_argument_of_call(ctx.fn, stmt.value) is not None:
+        return e.call(np.zeros_like, [ctx.shadow_of(stmt.target, stmt.loc, e)], hint="ybar")
+    return ctx.shadow_of(stmt.target, stmt.loc, e)
 
 
 def rev_getitem(ctx, stmt, e):

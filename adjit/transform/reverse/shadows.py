@@ -29,7 +29,8 @@ from ...ir.builder import fresh_name
 from ...ir.lists import ARRAY_MAKERS, list_reduction
 
 from ...rules.arrays import ALLOCATIONS, fresh_shadow
-from ..analysis import call_writes, callee_draws_random, is_float_array
+from ..analysis import (call_writes, callee_draws_random, is_float_array,
+                        returned_argument_of_call)
 from ..calls import (array_op_site, call_name, elementwise_parts, emit_array_op, has_rule,
                      matmul_parts)
 
@@ -183,6 +184,9 @@ class Shadows:
         site = array_op_site(self.fn, value)
         if site is not None and site.op.kind == "view":
             return site.args[0]
+        returned = returned_argument_of_call(self.fn, value)
+        if returned is not None:  # the helper returned the array it was given
+            return returned
         source = self.alias_phi_source(self.array_root(name))
         if source is not None:
             return ir.Var(self.blocks[self.cfg.entry].scope, source, value.loc)
@@ -290,6 +294,9 @@ class Shadows:
         if site is not None and site.op.kind == "view":
             parent = self.shadow_of(site.args[0], loc, e)
             return emit_array_op(e, site, [parent] + site.args[1:], hint="shadow")
+        returned = returned_argument_of_call(self.fn, value)
+        if returned is not None:
+            return self.shadow_of(returned, loc, e)
         source = self.alias_phi_source(name)
         if source is not None:
             return self.shadow_of(ir.Var(var.scope, source, loc), loc, e)

@@ -122,3 +122,68 @@ class FillToSliceWrite:
                                         fn.typeof(index.name), fn.typeof(value.name))
         block.body.insert(k + n, write)
         return n + 2
+
+
+class OutArgumentToSliceWrite:
+    """``np.add(a, b, out)`` (a NumPy ufunc given its output array positionally) and
+    ``np.dot(A, B, out)`` become ``t = np.add(a, b); out[:] = t; r = out``: the result is
+    an ordinary elementwise operation or product, written back through a slice write."""
+
+    name = "out_argument_to_slice_write"
+
+    def run(self, fn):
+        if fn.extra.get("generated") or is_derivative(fn.py_func):
+            return
+        for block in fn.func_ir.blocks.values():
+            k = 0
+            while k < len(block.body):
+                found = self.out_call(fn, block.body[k])
+                k += self.rewrite(fn, block, k, *found) if found is not None else 1
+
+    @staticmethod
+    def out_call(fn, stmt):
+        """``(function type, inputs, out)`` of a call that writes its result into its
+        last positional argument, a float array; else None."""
+        import numpy as np
+        expr = stmt.value if isinstance(stmt, ir.Assign) else None
+        if not (isinstance(expr, ir.Expr) and expr.op == "call" and not expr.kws
+                and expr.vararg is None and expr.args):
+            return None
+        fnty = fn.typeof(expr.func.name)
+        key = getattr(fnty, "typing_key", None) if isinstance(fnty, types.Function) else None
+        if isinstance(key, np.ufunc):
+            nin = key.nin
+        elif key is np.dot:
+            nin = 2
+        else:
+            return None
+        out = expr.args[-1]
+        otype = fn.typeof(out.name)
+        if len(expr.args) != nin + 1 or not (isinstance(otype, types.Array)
+                                             and isinstance(otype.dtype, types.Float)):
+            return None
+        return fnty, list(expr.args[:nin]), out
+
+    @staticmethod
+    def rewrite(fn, block, k, fnty, inputs, out):
+        """Replace the call at ``block.body[k]``; return statements now there."""
+        stmt = block.body[k]
+        loc = stmt.loc
+        tyctx = cpu_target.typing_context
+        sig = fnty.get_call_type(tyctx, tuple(fn.typeof(a.name) for a in inputs), {})
+        if sig is None:
+            return 1
+        fn.calltypes.pop(stmt.value, None)
+        new = ir.Expr.call(stmt.value.func, inputs, (), loc)
+        fn.calltypes[new] = sig
+        tmp = ir.Var(block.scope, fresh_name("$result"), loc)
+        fn.typemap[tmp.name] = sig.return_type
+        block.body[k] = ir.Assign(new, tmp, loc)
+        index, n = full_slice(fn, block, k + 1, loc)
+        write = ir.StaticSetItem(out, slice(None, None, None), index, tmp, loc)
+        fn.calltypes[write] = signature(types.none, fn.typeof(out.name),
+                                        fn.typeof(index.name), sig.return_type)
+        block.body.insert(k + 1 + n, write)
+        block.body.insert(k + 2 + n, ir.Assign(out, stmt.target, loc))
+        fn.typemap[stmt.target.name] = fn.typeof(out.name)
+        return 3 + n

@@ -12,7 +12,8 @@ from .call_binding import BindCallArguments, CallNumberClassGlobals
 from .composites import CompositesToHelpers
 from .comprehensions import ArrayLiteralToWrites, ComprehensionToEmpty
 from .list_iteration import IndexListIteration
-from .inplace_arrays import FillToSliceWrite, InplaceArrayToSliceWrite
+from .inplace_arrays import (FillToSliceWrite, InplaceArrayToSliceWrite,
+                             OutArgumentToSliceWrite)
 from .selection import GatherReadsToTake
 from .stencils import StencilToHelper
 from .methods import FlatIterationToRavel, JitclassMethodsToCalls, MethodsToFunctions
@@ -229,13 +230,14 @@ class CommonElementReads(Pass):
         return val.op == "call" and (bool(val.vararg) or bool(call_writes(fn, val)))
 
 
-NORMALISE = [InplaceArrayToSliceWrite(), FillToSliceWrite(), InplaceBinopToBinop(),
-             ResolveModuleAttributes(), StencilToHelper(), ComprehensionToEmpty(),
-             ArrayLiteralToWrites(), GatherReadsToTake(), CompositesToHelpers(),
-             MethodsToFunctions(), JitclassMethodsToCalls(), BindCallArguments(),
-             CallNumberClassGlobals(), VectorizeToLoops(), FlatIterationToRavel(),
-             IndexArrayIteration(), IndexListIteration(), ForwardTupleItems(), NestVariadicMinMax(),
-             SquareToMultiply(), CommonElementReads()]
+NORMALISE = [InplaceArrayToSliceWrite(), FillToSliceWrite(), OutArgumentToSliceWrite(),
+             InplaceBinopToBinop(), ResolveModuleAttributes(), StencilToHelper(),
+             ComprehensionToEmpty(), ArrayLiteralToWrites(), GatherReadsToTake(),
+             CompositesToHelpers(), MethodsToFunctions(), JitclassMethodsToCalls(),
+             BindCallArguments(), CallNumberClassGlobals(), VectorizeToLoops(),
+             FlatIterationToRavel(), IndexArrayIteration(), IndexListIteration(),
+             ForwardTupleItems(), NestVariadicMinMax(), SquareToMultiply(),
+             CommonElementReads()]
 
 
 def normalise(fn):

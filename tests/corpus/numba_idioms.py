@@ -286,6 +286,22 @@ def garch_loglikelihood(parameters, resids):
     return -0.5 * np.sum(np.log(out) + resids ** 2.0 / sigma2)
 
 
+def ufuncs_into_out(x, y):
+    # NumPy ufuncs given their output array positionally (dpbench style)
+    d = np.empty_like(x)
+    np.multiply(x, y, d)
+    np.add(d, x, d)
+    np.sqrt(d, d)
+    return np.sum(d * y)
+
+
+def dot_into_out(A, B):
+    D = np.empty((A.shape[0], B.shape[1]))
+    np.dot(A, B, D)
+    D *= -2.0
+    return np.sum(D * D)
+
+
 def stencil_cval_scalar(u, c):
     # a stencil with a cval border and a scalar parameter
     return np.sum(_gradient_energy(u, c))
@@ -344,6 +360,8 @@ CASES = [
     Case(stencil_smoothing, (P4,), 0),
     Case(stencil_cval_scalar, (X6, 0.7), (0, 1)),
     Case(stencil_in_a_helper, (X6,), 0),
+    Case(ufuncs_into_out, (np.array([0.5, 1.2, 2.0]), np.array([1.1, 0.4, 0.9])), (0, 1)),
+    Case(dot_into_out, (P4[:2, :2].copy(), P4[1:3, :].copy()), (0, 1)),
     Case(garch_loglikelihood, (np.array([0.1, 0.1, 0.05, 0.8]),
                                np.array([0.3, -0.5, 1.2, -0.1, 0.7, -0.9])), (0, 1)),
     Case(stencil_two_inputs, (X6, X6[::-1].copy()), (0, 1)),

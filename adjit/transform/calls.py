@@ -201,8 +201,9 @@ def matmul_parts(fn, value):
 
 #: what ``classify_call`` can answer; each mode maps every kind to one handler
 CALL_KINDS = ("array_op", "list_method", "list_new", "list_reduction", "tape_push",
-              "tape_pop", "allocation", "accumulating_bilinear", "adjoint_product", "linear", "derived", "elementwise", "matmul", "reduction", "nondiff",
-              "scalar", "unsupported")
+              "tape_pop", "allocation", "accumulating_bilinear", "adjoint_product", "linear",
+              "derived", "elementwise", "matmul", "reduction", "nondiff", "scalar",
+              "unsupported")
 
 
 @dataclass

@@ -91,7 +91,7 @@ def _reverse_diag(g, shadow):
             shadow[i] += g[i, i]
 
 
-deflinear_array([np.copy, m("copy")], _add_same_shape, ndims=(1, 2, 3))
+deflinear_array([np.copy, np.ascontiguousarray, m("copy")], _add_same_shape, ndims=(1, 2, 3))
 deflinear_array([np.sum], _reverse_sum_axis, ndims=(2,), nargs=(2,))
 deflinear_array([np.diag], _reverse_diag)
 deflinear_array([m("flatten"), np.ravel, m("ravel")], _add_flat)

@@ -30,7 +30,7 @@ def copy_method(x):
     y = x.copy()
     y[0] = 2.0 * y[1]
     return np.sum(y * y * x)
-def copy_func(a): return np.sum(np.copy(a) ** 3)
+def copy_func(a): return np.sum(np.copy(a) ** 3) + np.sum(np.ascontiguousarray(a.T)[0] ** 2)
 def flatten(a): return np.sum(np.sin(a.flatten()) * np.arange(6.0))
 def ravel_func(a): return np.sum(np.ravel(a) ** 3)
 def ravel_method(a): return np.sum(np.cos(a.ravel()))
@@ -95,7 +95,7 @@ CASES = [
     (reshape_method, (V6,), 0, ["x.reshape"]),
     (reshape_func, (V6,), 0, ["np.reshape"]),
     (copy_method, (V6,), 0, ["x.copy"]),
-    (copy_func, (M23,), 0, ["np.copy"]),
+    (copy_func, (M23,), 0, ["np.copy", "np.ascontiguousarray"]),
     (flatten, (M23,), 0, ["x.flatten"]),
     (ravel_func, (M23,), 0, ["np.ravel"]),
     (ravel_method, (M23,), 0, ["x.ravel"]),

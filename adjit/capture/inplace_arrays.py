@@ -32,31 +32,55 @@ def full_slice(fn, block, index, loc):
     return var, 3
 
 
-class InplaceArrayToSliceWrite:
+def slice_write(fn, block, at, arr, value, loc):
+    """Insert the typed ``arr[:] = value`` at ``block.body[at]``; return how many
+    statements were inserted."""
+    index, n = full_slice(fn, block, at, loc)
+    write = ir.StaticSetItem(arr, slice(None, None, None), index, value, loc)
+    fn.calltypes[write] = signature(types.none, fn.typeof(arr.name),
+                                    fn.typeof(index.name), fn.typeof(value.name))
+    block.body.insert(at + n, write)
+    return n + 1
+
+
+class SliceWritePass:
+    """A rewrite of user statements into slice writes: ``found(fn, defs, stmt)`` says
+    whether (and what) to rewrite, ``rewrite(fn, block, k, found)`` does it and returns
+    how many statements stand where it stood. adjit's generated code is left alone."""
+
+    def run(self, fn):
+        if fn.extra.get("generated") or is_derivative(fn.py_func):
+            return
+        defs = {s.target.name: s.value for b in fn.func_ir.blocks.values() for s in b.body
+                if isinstance(s, ir.Assign)}
+        for block in fn.func_ir.blocks.values():
+            k = 0
+            while k < len(block.body):
+                found = self.found(fn, defs, block.body[k])
+                k += self.rewrite(fn, block, k, found) if found is not None else 1
+
+
+class InplaceArrayToSliceWrite(SliceWritePass):
     """``a2 = inplace_binop(a, b)`` on a float array (``a += b``, ``w -= lr * g``) becomes
     ``t = a op b; a[:] = t; a2 = a``."""
 
     name = "inplace_array_to_slice_write"
 
-    def run(self, fn):
-        if fn.extra.get("generated") or is_derivative(fn.py_func):
-            return
-        for block in fn.func_ir.blocks.values():
-            k = 0
-            while k < len(block.body):
-                stmt = block.body[k]
-                expr = stmt.value if isinstance(stmt, ir.Assign) else None
-                if not (isinstance(expr, ir.Expr) and expr.op == "inplace_binop"
-                        and isinstance(fn.typeof(expr.lhs.name), types.Array)
-                        and isinstance(fn.typeof(expr.lhs.name).dtype, types.Float)):
-                    k += 1
-                    continue
-                k += self.rewrite(fn, block, k, stmt, expr)
+    @staticmethod
+    def found(fn, defs, stmt):
+        """The ``inplace_binop`` expression of ``stmt`` on a float array, or None."""
+        expr = stmt.value if isinstance(stmt, ir.Assign) else None
+        if (isinstance(expr, ir.Expr) and expr.op == "inplace_binop"
+                and isinstance(fn.typeof(expr.lhs.name), types.Array)
+                and isinstance(fn.typeof(expr.lhs.name).dtype, types.Float)):
+            return expr
+        return None
 
     @staticmethod
-    def rewrite(fn, block, k, stmt, expr):
+    def rewrite(fn, block, k, expr):
         """Rewrite the statement at ``block.body[k]``; return how many statements now
         stand where it stood."""
+        stmt = block.body[k]
         loc, arr = stmt.loc, expr.lhs
         sig = fn.calltypes.pop(expr)
         new = ir.Expr.binop(expr.immutable_fn, expr.lhs, expr.rhs, loc)
@@ -67,34 +91,19 @@ class InplaceArrayToSliceWrite:
         fn.typemap[tmp.name] = result
         fn.calltypes[new] = signature(result, *sig.args)
         block.body[k] = ir.Assign(new, tmp, loc)
-        index, n = full_slice(fn, block, k + 1, loc)
-        write = ir.StaticSetItem(arr, slice(None, None, None), index, tmp, loc)
-        fn.calltypes[write] = signature(types.none, fn.typeof(arr.name),
-                                        fn.typeof(index.name), result)
-        block.body.insert(k + 1 + n, write)
-        block.body.insert(k + 2 + n, ir.Assign(arr, stmt.target, loc))
-        return 3 + n
+        n = slice_write(fn, block, k + 1, arr, tmp, loc)
+        block.body.insert(k + 1 + n, ir.Assign(arr, stmt.target, loc))
+        return 2 + n
 
 
-class FillToSliceWrite:
+class FillToSliceWrite(SliceWritePass):
     """``a.fill(v)`` on a float array becomes ``a[:] = v; r = None``: the same slice write
     as above, so what it overwrites is saved and a differentiated ``v`` gets its adjoint."""
 
     name = "fill_to_slice_write"
 
-    def run(self, fn):
-        if fn.extra.get("generated") or is_derivative(fn.py_func):
-            return
-        defs = {s.target.name: s.value for b in fn.func_ir.blocks.values() for s in b.body
-                if isinstance(s, ir.Assign)}
-        for block in fn.func_ir.blocks.values():
-            k = 0
-            while k < len(block.body):
-                arr = self.filled_array(fn, defs, block.body[k])
-                k += self.rewrite(fn, block, k, arr) if arr is not None else 1
-
     @staticmethod
-    def filled_array(fn, defs, stmt):
+    def found(fn, defs, stmt):
         """The float array ``stmt`` calls ``.fill(v)`` on, or None."""
         expr = stmt.value if isinstance(stmt, ir.Assign) else None
         if not (isinstance(expr, ir.Expr) and expr.op == "call" and len(expr.args) == 1
@@ -116,32 +125,18 @@ class FillToSliceWrite:
         fn.calltypes.pop(stmt.value, None)
         block.body[k] = ir.Assign(ir.Const(None, loc), stmt.target, loc)
         fn.typemap[stmt.target.name] = types.none
-        index, n = full_slice(fn, block, k, loc)
-        write = ir.StaticSetItem(arr, slice(None, None, None), index, value, loc)
-        fn.calltypes[write] = signature(types.none, fn.typeof(arr.name),
-                                        fn.typeof(index.name), fn.typeof(value.name))
-        block.body.insert(k + n, write)
-        return n + 2
+        return slice_write(fn, block, k, arr, value, loc) + 1
 
 
-class OutArgumentToSliceWrite:
+class OutArgumentToSliceWrite(SliceWritePass):
     """``np.add(a, b, out)`` (a NumPy ufunc given its output array positionally) and
     ``np.dot(A, B, out)`` become ``t = np.add(a, b); out[:] = t; r = out``: the result is
     an ordinary elementwise operation or product, written back through a slice write."""
 
     name = "out_argument_to_slice_write"
 
-    def run(self, fn):
-        if fn.extra.get("generated") or is_derivative(fn.py_func):
-            return
-        for block in fn.func_ir.blocks.values():
-            k = 0
-            while k < len(block.body):
-                found = self.out_call(fn, block.body[k])
-                k += self.rewrite(fn, block, k, *found) if found is not None else 1
-
     @staticmethod
-    def out_call(fn, stmt):
+    def found(fn, defs, stmt):
         """``(function type, inputs, out)`` of a call that writes its result into its
         last positional argument, a float array; else None."""
         import numpy as np
@@ -165,8 +160,9 @@ class OutArgumentToSliceWrite:
         return fnty, list(expr.args[:nin]), out
 
     @staticmethod
-    def rewrite(fn, block, k, fnty, inputs, out):
+    def rewrite(fn, block, k, found):
         """Replace the call at ``block.body[k]``; return statements now there."""
+        fnty, inputs, out = found
         stmt = block.body[k]
         loc = stmt.loc
         tyctx = cpu_target.typing_context
@@ -179,11 +175,7 @@ class OutArgumentToSliceWrite:
         tmp = ir.Var(block.scope, fresh_name("$result"), loc)
         fn.typemap[tmp.name] = sig.return_type
         block.body[k] = ir.Assign(new, tmp, loc)
-        index, n = full_slice(fn, block, k + 1, loc)
-        write = ir.StaticSetItem(out, slice(None, None, None), index, tmp, loc)
-        fn.calltypes[write] = signature(types.none, fn.typeof(out.name),
-                                        fn.typeof(index.name), sig.return_type)
-        block.body.insert(k + 1 + n, write)
-        block.body.insert(k + 2 + n, ir.Assign(out, stmt.target, loc))
+        n = slice_write(fn, block, k + 1, out, tmp, loc)
+        block.body.insert(k + 1 + n, ir.Assign(out, stmt.target, loc))
         fn.typemap[stmt.target.name] = fn.typeof(out.name)
-        return 3 + n
+        return 2 + n

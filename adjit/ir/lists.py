@@ -13,6 +13,8 @@ values is refused by name.
 import numpy as np
 from numba.core import ir, types
 
+from .nodes import copy_root, single_definition
+
 #: list methods that have derivatives (the others are refused on an active list)
 DIFFERENTIABLE_METHODS = ("append",)
 
@@ -31,35 +33,17 @@ def is_float_list(typ):
     return False
 
 
-def _single_definition(blocks, name):
-    found = None
-    for block in blocks.values():
-        for stmt in block.body:
-            if isinstance(stmt, ir.Assign) and stmt.target.name == name:
-                if found is not None:
-                    return None
-                found = stmt.value
-    return found
-
-
 def list_root(blocks, name, definition=None):
     """The variable that made list ``name``, through plain copies."""
-    definition = definition or (lambda n: _single_definition(blocks, n))
-    seen = set()
-    while name not in seen:
-        seen.add(name)
-        value = definition(name)
-        if not isinstance(value, ir.Var):
-            break
-        name = value.name
-    return name
+    return copy_root(definition or (lambda n: single_definition(blocks, n)), name,
+                     casts=False)
 
 
 def list_copies(blocks, name, root):
     """``name`` and the copies between it and its root (``list_root``), root included."""
     chain = [name]
     while name != root:
-        name = _single_definition(blocks, name).name
+        name = single_definition(blocks, name).name
         chain.append(name)
     return chain
 
@@ -71,7 +55,7 @@ def list_method(fn, expr, definition=None):
         return None
     if not isinstance(fn.typeof(expr.func.name), types.BoundFunction):
         return None
-    definition = definition or (lambda n: _single_definition(fn.func_ir.blocks, n))
+    definition = definition or (lambda n: single_definition(fn.func_ir.blocks, n))
     bound = definition(expr.func.name)
     if not (isinstance(bound, ir.Expr) and bound.op == "getattr"
             and is_float_list(fn.typeof(bound.value.name))):
@@ -99,7 +83,7 @@ def new_list_call(fn, expr, definition=None):
     if sig is None or not is_float_list(sig.return_type):
         return False
     from numba.typed import List
-    definition = definition or (lambda n: _single_definition(fn.func_ir.blocks, n))
+    definition = definition or (lambda n: single_definition(fn.func_ir.blocks, n))
     func = definition(expr.func.name)
     if isinstance(func, (ir.Global, ir.FreeVar)):
         return func.value in (List, list) and not expr.args
@@ -114,7 +98,7 @@ def list_reduction(fn, expr, definition=None):
     list (``np.array(L, dtype)`` included), else None."""
     if not (isinstance(expr, ir.Expr) and expr.op == "call") or expr.kws or not expr.args:
         return None
-    definition = definition or (lambda n: _single_definition(fn.func_ir.blocks, n))
+    definition = definition or (lambda n: single_definition(fn.func_ir.blocks, n))
     func = definition(expr.func.name)
     if not isinstance(func, (ir.Global, ir.FreeVar)):
         return None
@@ -135,6 +119,16 @@ def display_name(name):
     if name.startswith("$") or name.startswith("closure__locals"):
         return "the list built by a comprehension or literal"
     return f"'{name.split('.')[0]}'"
+
+
+def check_method(method, lst, loc, unsupported):
+    """Both modes: refuse a list method other than ``DIFFERENTIABLE_METHODS`` called on
+    a list holding differentiated values, naming it as the user wrote it."""
+    if method not in DIFFERENTIABLE_METHODS:
+        raise unsupported(f"'{lst.name.split('.')[0]}.{method}(...)' on a list holding "
+                          "differentiated values", loc,
+                          "only append, element reads and element writes of such a "
+                          "list are differentiable; fill an array (np.empty(n)) instead")
 
 
 def list_arguments(fn, expr, carriers):

@@ -30,3 +30,31 @@ def global_values(blocks):
     """Map variable name -> the Python object it was loaded from as a global."""
     return {s.target.name: s.value.value for b in blocks.values() for s in b.body
             if isinstance(s, ir.Assign) and isinstance(s.value, (ir.Global, ir.FreeVar))}
+
+
+def single_definition(blocks, name):
+    """The single value assigned to ``name`` in ``blocks``, or None (none, or several)."""
+    found = None
+    for block in blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, ir.Assign) and stmt.target.name == name:
+                if found is not None:
+                    return None
+                found = stmt.value
+    return found
+
+
+def copy_root(definition, name, casts=True):
+    """Follow plain copies (and casts, unless ``casts`` is False) back to the variable
+    that defines ``name``; ``definition(name)`` gives a variable's single value."""
+    seen = set()
+    while name not in seen:
+        seen.add(name)
+        value = definition(name)
+        if isinstance(value, ir.Var):
+            name = value.name
+        elif casts and isinstance(value, ir.Expr) and value.op == "cast":
+            name = value.value.name
+        else:
+            break
+    return name

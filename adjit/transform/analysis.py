@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba.core import ir, types
 
-from ..ir.nodes import global_value
+from ..ir.nodes import copy_root, global_value
 from ..compile.caches import owned_cache
 from ..ir.lists import list_copies, list_root, list_writes
 
@@ -321,32 +321,20 @@ def returned_argument(dispatcher, argtypes):
         fn = None
     if fn is not None:
         defs = defining_stmts(fn.func_ir.blocks)
+
+        def definition(name):
+            assigned = defs.get(name, ())
+            return assigned[0][1].value if len(assigned) == 1 else None
         roots = set()
         for block in fn.func_ir.blocks.values():
             if isinstance(block.terminator, ir.Return):
-                roots.add(_copy_root(defs, block.terminator.value.name))
-        values = [defs.get(r, [(None, None)])[0][1] for r in roots]
-        if len(values) == 1 and values[0] is not None and isinstance(values[0].value, ir.Arg) \
-                and isinstance(argtypes[values[0].value.index], types.Array):
-            found = values[0].value.index
+                roots.add(copy_root(definition, block.terminator.value.name))
+        values = [definition(r) for r in roots]
+        if (len(values) == 1 and isinstance(values[0], ir.Arg)
+                and isinstance(argtypes[values[0].index], types.Array)):
+            found = values[0].index
     _returned_argument[key] = found
     return found
-
-
-def _copy_root(defs, name):
-    """Follow plain copies and casts back to the defining variable."""
-    seen = set()
-    while name not in seen:
-        seen.add(name)
-        found = defs.get(name, ())
-        value = found[0][1].value if len(found) == 1 else None
-        if isinstance(value, ir.Var):
-            name = value.name
-        elif isinstance(value, ir.Expr) and value.op == "cast":
-            name = value.value.name
-        else:
-            break
-    return name
 
 
 def returned_argument_of_call(fn, value):

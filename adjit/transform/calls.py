@@ -17,6 +17,7 @@ from ..rules.core import adjoint_product
 from ..rules.matmul import MATRIX_PRODUCTS
 from ..rules.registry import classify_array_call
 from .analysis import is_float_array
+from ..ir.nodes import single_definition
 from ..ir.lists import (display_name, list_arguments, list_method, list_reduction,
                         new_list_call)
 
@@ -29,18 +30,6 @@ class ArrayOpSite:
     op: object
     args: list
     callee: object = None
-
-
-def _definition(fn, name):
-    """The single assigned value of ``name`` in ``fn``, or None."""
-    found = None
-    for block in fn.func_ir.blocks.values():
-        for stmt in block.body:
-            if isinstance(stmt, ir.Assign) and stmt.target.name == name:
-                if found is not None:
-                    return None
-                found = stmt.value
-    return found
 
 
 def _result_type(fn, value):
@@ -71,7 +60,7 @@ def array_op_site(fn, value):
     elif value.op == "call" and not (value.kws or value.vararg or value.varkwarg):
         ftype = fn.typeof(value.func.name)
         if isinstance(ftype, types.BoundFunction):
-            bound = _definition(fn, value.func.name)
+            bound = single_definition(fn.func_ir.blocks, value.func.name)
             if not (isinstance(bound, ir.Expr) and bound.op == "getattr"):
                 return None
             key, args = method_key(ftype.typing_key), [bound.value] + list(value.args)
@@ -101,7 +90,7 @@ def emit_array_op(e, site, args, hint="op"):
 
 def callee_object(fn, func_var):
     """The Python object a call's function variable refers to, or None."""
-    value = _definition(fn, func_var.name)
+    value = single_definition(fn.func_ir.blocks, func_var.name)
     if isinstance(value, (ir.Global, ir.FreeVar)):
         return value.value
     typ = fn.typeof(func_var.name)
@@ -117,7 +106,7 @@ def callee_key(fn, func_var):
     such as ``x.sum()`` Numba's typing key ``(types.Array, 'sum')`` and ``x``."""
     typ = fn.typeof(func_var.name)
     if isinstance(typ, types.BoundFunction):
-        value = _definition(fn, func_var.name)
+        value = single_definition(fn.func_ir.blocks, func_var.name)
         if isinstance(value, ir.Expr) and value.op == "getattr":
             return typ.typing_key, value.value
         return None, None

@@ -8,7 +8,7 @@ the tangent list like an array); this module makes the tangent list and keeps
 from numba.core import ir
 
 from ..ir.builder import clone_stmt, clone_value
-from ..ir.lists import (ARRAY_MAKERS, DIFFERENTIABLE_METHODS, is_float_list, list_method,
+from ..ir.lists import (ARRAY_MAKERS, check_method, is_float_list, list_method,
                        list_reduction)
 from ..rules.lists import list_argmax, list_argmin
 
@@ -44,11 +44,7 @@ def fwd_list_method(ctx, stmt, e, cls):
     lst, method = list_method(ctx.fn, stmt.value)
     if not ctx.active(lst):
         return
-    if method not in DIFFERENTIABLE_METHODS:
-        raise ctx.unsupported(f"'{lst.name.split('.')[0]}.{method}(...)' on a list holding "
-                              "differentiated values", stmt.loc,
-                              "only append, element reads and element writes of such a "
-                              "list are differentiable; fill an array (np.empty(n)) instead")
+    check_method(method, lst, stmt.loc, ctx.unsupported)
     bound = e.assign(ir.Expr.getattr(e.var(_dot(lst.name)), method, stmt.loc), hint="meth")
     e.call(bound, [ctx.tangent(e, a) for a in stmt.value.args], hint="void")
 

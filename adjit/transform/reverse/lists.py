@@ -16,7 +16,7 @@ import numpy as np
 from numba.core import ir, types
 
 from ...ir.builder import fresh_name
-from ...ir.lists import (ARRAY_MAKERS, DIFFERENTIABLE_METHODS, is_float_list, list_method,
+from ...ir.lists import (ARRAY_MAKERS, check_method, is_float_list, list_method,
                         list_reduction, list_root, makes_list)
 from ...rules.lists import (list_argmax, list_argmin, list_index, shadow_add,
                             shadow_add_array, shadow_add_prefix, shadow_take)
@@ -145,11 +145,7 @@ def rev_list_method(ctx, stmt, e, cls):
     lst, method = list_method(ctx.fn, stmt.value, ctx.definition)
     if not active_list(ctx, lst):
         return
-    if method not in DIFFERENTIABLE_METHODS:
-        raise ctx.unsupported(f"'{lst.name.split('.')[0]}.{method}(...)' on a list holding "
-                              "differentiated values", stmt.loc,
-                              "only append, element reads and element writes of such a "
-                              "list are differentiable; fill an array (np.empty(n)) instead")
+    check_method(method, lst, stmt.loc, ctx.unsupported)
     shadow = shadow_name(ctx, lst, stmt.loc)
     pos = saved_position(ctx, stmt, lst, None)
     take_slot(ctx, e, shadow, pos, stmt.value.args[0])

@@ -26,6 +26,7 @@ import numpy as np
 from numba.core import ir, types
 
 from ...ir.builder import fresh_name
+from ...ir.nodes import copy_root
 from ...ir.lists import ARRAY_MAKERS, list_reduction
 
 from ...rules.arrays import ALLOCATIONS, fresh_shadow
@@ -89,17 +90,7 @@ class Shadows:
     # -- aliasing ---------------------------------------------------------------------
     def array_root(self, name):
         """Follow copies and casts back to the variable that really defines an array."""
-        seen = set()
-        while name not in seen:
-            seen.add(name)
-            value = self.definition(name)
-            if isinstance(value, ir.Var):
-                name = value.name
-            elif isinstance(value, ir.Expr) and value.op == "cast":
-                name = value.value.name
-            else:
-                break
-        return name
+        return copy_root(self.definition, name)
 
     def view_of(self, name, loc):
         """``(parent var, index var)`` when array ``name`` is a view of another array made

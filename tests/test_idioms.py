@@ -1,11 +1,11 @@
-"""The Numba-idiom corpus (tests/corpus/numba_idioms.py) in every mode: grad, jvp and
-forward-over-reverse hvp, against finite differences."""
+"""The Numba-idiom corpora (tests/corpus/numba_idioms.py, array_tuples.py) in every
+mode: grad, jvp and forward-over-reverse hvp, against finite differences."""
 import pytest
 
 from adjit.testing import check_grad, check_hvp, check_jvp
 from corpus import load
 
-CASES = load("numba_idioms")
+CASES = load("numba_idioms") + load("array_tuples")
 IDS = [c.id for c in CASES]
 
 
@@ -24,8 +24,11 @@ def test_jvp(case):
 # loop-carried arrays under hvp. stencil_smoothing (a minute) likewise: the other two
 # stencil cases cover @stencil under hvp. dot_into_out (minutes under hvp): matrix
 # products have hvp tests of their own in tests/transform/test_reverse_matmul.py.
+# option_book_value (Black-Scholes, ten minutes under hvp): unused_item, indexed_item and
+# pendulum_loop cover helpers returning tuples of arrays under hvp.
 HVP_CASES = [c for c in CASES
-             if c.id not in ("rk4_trajectory", "stencil_smoothing", "dot_into_out")]
+             if c.id not in ("rk4_trajectory", "stencil_smoothing", "dot_into_out",
+                             "option_book_value")]
 
 
 @pytest.mark.parametrize("case", HVP_CASES, ids=[c.id for c in HVP_CASES])

@@ -5,7 +5,7 @@ A ``DUFunc`` applied to arrays (``y = smooth(x, 0.5)``) is rewritten into a call
 scalar function, compiled with ``numba.njit``); applied to scalars it becomes a call of
 the kernel itself. Both are then ordinary ``@njit`` calls that adjit derives in every
 mode, so a ufunc needs no rule of its own. Helpers exist for 1-D and 2-D results and
-one to three operands, each an array of the result's shape or a scalar (no other
+one to eight operands, each an array of the result's shape or a scalar (no other
 broadcasting: a mismatched shape raises ``ValueError`` as the ufunc would).
 """
 import threading
@@ -70,85 +70,72 @@ def kernel_of(dufunc):
         return _kernels[py_func]
 
 
-def _map_1d(kernel, get, check, n):
-    """The loop of a 1-D result over ``n`` operands read by ``get``."""
-    g0, g1, g2 = (list(get) + [_same1, _same1])[:3]
-    c0, c1, c2 = (list(check) + [_no_check, _no_check])[:3]
-    if n == 1:
-        def map1(a):
-            out = np.empty(a.shape[0])
-            for i in range(a.shape[0]):
-                out[i] = kernel(g0(a, i))
-            return out
-        return map1
-    if n == 2:
-        def map2(a, b, shape):
-            c0(a, shape)
-            c1(b, shape)
-            out = np.empty(shape)
-            for i in range(shape[0]):
-                out[i] = kernel(g0(a, i), g1(b, i))
-            return out
-        return map2
+MAX_OPERANDS = 8
 
-    def map3(a, b, c, shape):
-        c0(a, shape)
-        c1(b, shape)
-        c2(c, shape)
+# The kernel as a function of MAX_OPERANDS arguments that ignores those past its own
+# arity: the maps below then serve every number of operands (the unused slots get the
+# result's shape, which ``_same1``/``_same2`` pass through and the kernel never sees).
+_PADDED = {
+    1: lambda k: lambda a, b, c, d, e, f, g, h: k(a),
+    2: lambda k: lambda a, b, c, d, e, f, g, h: k(a, b),
+    3: lambda k: lambda a, b, c, d, e, f, g, h: k(a, b, c),
+    4: lambda k: lambda a, b, c, d, e, f, g, h: k(a, b, c, d),
+    5: lambda k: lambda a, b, c, d, e, f, g, h: k(a, b, c, d, e),
+    6: lambda k: lambda a, b, c, d, e, f, g, h: k(a, b, c, d, e, f),
+    7: lambda k: lambda a, b, c, d, e, f, g, h: k(a, b, c, d, e, f, g),
+    8: lambda k: k,
+}
+
+
+def _map_1d(kernel, get, check):
+    """The loop of a 1-D result over eight operands read by ``get``."""
+    g0, g1, g2, g3, g4, g5, g6, g7 = get
+    c0, c1, c2, c3, c4, c5, c6, c7 = check
+
+    def map1d(a, b, c, d, e, f, g, h, shape):
+        c0(a, shape), c1(b, shape), c2(c, shape), c3(d, shape)
+        c4(e, shape), c5(f, shape), c6(g, shape), c7(h, shape)
         out = np.empty(shape)
         for i in range(shape[0]):
-            out[i] = kernel(g0(a, i), g1(b, i), g2(c, i))
+            out[i] = kernel(g0(a, i), g1(b, i), g2(c, i), g3(d, i),
+                            g4(e, i), g5(f, i), g6(g, i), g7(h, i))
         return out
-    return map3
+    return map1d
 
 
-def _map_2d(kernel, get, check, n):
-    """The loops of a 2-D result over ``n`` operands read by ``get``."""
-    g0, g1, g2 = (list(get) + [_same2, _same2])[:3]
-    c0, c1, c2 = (list(check) + [_no_check, _no_check])[:3]
-    if n == 1:
-        def map1(a):
-            out = np.empty(a.shape)
-            for i in range(a.shape[0]):
-                for j in range(a.shape[1]):
-                    out[i, j] = kernel(g0(a, i, j))
-            return out
-        return map1
-    if n == 2:
-        def map2(a, b, shape):
-            c0(a, shape)
-            c1(b, shape)
-            out = np.empty(shape)
-            for i in range(shape[0]):
-                for j in range(shape[1]):
-                    out[i, j] = kernel(g0(a, i, j), g1(b, i, j))
-            return out
-        return map2
+def _map_2d(kernel, get, check):
+    """The loops of a 2-D result over eight operands read by ``get``."""
+    g0, g1, g2, g3, g4, g5, g6, g7 = get
+    c0, c1, c2, c3, c4, c5, c6, c7 = check
 
-    def map3(a, b, c, shape):
-        c0(a, shape)
-        c1(b, shape)
-        c2(c, shape)
+    def map2d(a, b, c, d, e, f, g, h, shape):
+        c0(a, shape), c1(b, shape), c2(c, shape), c3(d, shape)
+        c4(e, shape), c5(f, shape), c6(g, shape), c7(h, shape)
         out = np.empty(shape)
         for i in range(shape[0]):
             for j in range(shape[1]):
-                out[i, j] = kernel(g0(a, i, j), g1(b, i, j), g2(c, i, j))
+                out[i, j] = kernel(g0(a, i, j), g1(b, i, j), g2(c, i, j), g3(d, i, j),
+                                   g4(e, i, j), g5(f, i, j), g6(g, i, j), g7(h, i, j))
         return out
-    return map3
+    return map2d
 
 
 def map_helper(dufunc, arrays, ndim):
     """The ``@njit`` map of ``dufunc`` for operands that are arrays where ``arrays`` says
-    so (scalars elsewhere), over a result of rank ``ndim`` (cached)."""
+    so (scalars elsewhere), over a result of rank ``ndim`` (cached). It takes
+    ``MAX_OPERANDS`` operands and the result's shape: pad unused operands with the shape."""
     kernel = kernel_of(dufunc)
     key = (kernel.py_func, tuple(arrays), ndim)
     with _lock:
         if key not in _maps:
+            padded = kernel if len(arrays) == MAX_OPERANDS else numba.njit(
+                _PADDED[len(arrays)](kernel))
+            slots = list(arrays) + [False] * (MAX_OPERANDS - len(arrays))
             get = [(_item1 if ndim == 1 else _item2) if is_array else
-                   (_same1 if ndim == 1 else _same2) for is_array in arrays]
-            check = [_check if is_array else _no_check for is_array in arrays]
+                   (_same1 if ndim == 1 else _same2) for is_array in slots]
+            check = [_check if is_array else _no_check for is_array in slots]
             make = _map_1d if ndim == 1 else _map_2d
-            _maps[key] = numba.njit(make(kernel, get, check, len(arrays)))
+            _maps[key] = numba.njit(make(padded, get, check))
         return _maps[key]
 
 
@@ -192,19 +179,17 @@ class VectorizeToLoops:
         inserted = 0
         if isinstance(result, types.Array):
             if not (result.ndim in (1, 2) and isinstance(result.dtype, types.Float)
-                    and 1 <= len(argtypes) <= 3):
+                    and 1 <= len(argtypes) <= MAX_OPERANDS):
                 return 0  # left alone: the transform refuses it by name
             arrays = [isinstance(t, types.Array) for t in argtypes]
             callee = map_helper(dufunc, arrays, result.ndim)
-            args = list(value.args)
-            if len(args) > 1:  # the result's shape, from an array operand
-                first = args[arrays.index(True)]
-                shape = ir.Var(block.scope, f"{first.name}%ushape", loc)
-                block.body.insert(k, ir.Assign(ir.Expr.getattr(first, "shape", loc),
-                                               shape, loc))
-                fn.typemap[shape.name] = types.UniTuple(types.intp, result.ndim)
-                inserted = 1
-                args.append(shape)
+            # the result's shape, from an array operand, also pads the unused operands
+            first = value.args[arrays.index(True)]
+            shape = ir.Var(block.scope, f"{first.name}%ushape", loc)
+            block.body.insert(k, ir.Assign(ir.Expr.getattr(first, "shape", loc), shape, loc))
+            fn.typemap[shape.name] = types.UniTuple(types.intp, result.ndim)
+            inserted = 1
+            args = list(value.args) + [shape] * (MAX_OPERANDS - len(arrays) + 1)
         else:
             callee, args = kernel_of(dufunc), list(value.args)
         fnty = types.Dispatcher(callee)

@@ -13,6 +13,9 @@ defview([m("T")], attribute=True)
 defview([np.transpose, m("transpose")])
 defview([np.reshape, m("reshape")], ndims=(1, 2, 3), nargs=(2, 3, 4))
 defview([np.expand_dims], nargs=(2,))
+defview([np.flip], ndims=(1, 2, 3))  # Numba's flips are reversed-stride views
+defview([np.flipud], ndims=(1, 2, 3))
+defview([np.fliplr], ndims=(2, 3))
 
 
 # -- linear maps of one array ------------------------------------------------------------

@@ -189,6 +189,14 @@ def add_into(shadow, g):
     shadow += g
 
 
+@numba.njit
+def add_cotangent(shadow, g):
+    """``shadow += g`` unless ``g`` is empty: seeds the shadow of an array item of a
+    returned tuple; the caller passes an empty array for an item it has no shadow for."""
+    if g.size:
+        shadow += g
+
+
 def _add_flat(shadow, k, v):
     """``shadow.flat[k] += v`` for a (possibly strided) shadow of any rank."""
     if shadow.ndim == 1:

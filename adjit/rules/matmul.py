@@ -1,9 +1,10 @@
 """Reverse-mode helpers for matrix products producing arrays: ``C = A @ B`` and
-``np.dot(A, B)`` with ``A`` 2-D and ``B`` 2-D or 1-D, and ``C = np.kron(A, B)`` with ``A``
+``np.dot(A, B)`` with ``A`` 2-D and ``B`` 2-D or 1-D or ``A`` 1-D and ``B`` 2-D, and ``C = np.kron(A, B)`` with ``A``
 and ``B`` both 1-D or both 2-D.
 
 ``update_a(g, b, shadow)`` adds ``g @ b.T`` (the outer product ``g b^T`` for a 1-D ``b``)
-into ``A``'s shadow, ``update_b(g, a, shadow)`` adds ``a.T @ g`` into ``B``'s shadow; ``g``
+into ``A``'s shadow, ``update_b(g, a, shadow)`` adds ``a.T @ g`` (``np.outer(a, g)`` for a
+1-D ``a``) into ``B``'s shadow; ``g``
 is ``C``'s shadow. Both use Numba's BLAS-backed ``@`` (it needs SciPy).
 """
 import numba
@@ -39,6 +40,16 @@ def matmul_update_b(g, a, shadow):
 
 @overload(matmul_update_b)
 def _matmul_update_b_impl(g, a, shadow):
+    if isinstance(a, types.Array) and a.ndim == 1:  # c = a @ B: B's shadow += outer(a, g)
+        def update_outer(g, a, shadow):
+            if shadow.shape != (a.shape[0], g.shape[0]):
+                raise ValueError("adjit: matrix product shadow of the wrong shape")
+            for i in range(a.shape[0]):
+                ai = a[i]
+                for j in range(g.shape[0]):
+                    shadow[i, j] += ai * g[j]
+        return update_outer
+
     def update(g, a, shadow):
         shadow += np.ascontiguousarray(a.T) @ np.ascontiguousarray(g)
     return update

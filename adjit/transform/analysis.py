@@ -310,44 +310,100 @@ _returned_argument = owned_cache("returned_argument")
 def returned_argument(dispatcher, argtypes):
     """The index of the array argument an ``@njit`` function returns on every path
     (``return out`` after filling it), else None (cached)."""
+    return _returned_arguments(dispatcher, argtypes)[0]
+
+
+def returned_item_arguments(dispatcher, argtypes):
+    """For an ``@njit`` function returning a tuple built on every path (``return a, out``),
+    per item the index of the array argument that item is on every path, or None; None
+    when the result is not such a tuple (cached)."""
+    return _returned_arguments(dispatcher, argtypes)[1]
+
+
+def _returned_arguments(dispatcher, argtypes):
+    """``(whole, items)``: the argument index the result is, and per tuple item the
+    argument index that item is, each None where it is not an argument on every path."""
     from ..capture.typed_ir import capture, py_function_of
     key = (py_function_of(dispatcher), tuple(argtypes))
     if key in _returned_argument:
         return _returned_argument[key]
-    found = None
     try:
         fn = capture(dispatcher, argtypes)
     except Exception:  # cannot analyse the callee: no alias claimed
         fn = None
+    found = (None, None)
     if fn is not None:
         defs = defining_stmts(fn.func_ir.blocks)
 
         def definition(name):
             assigned = defs.get(name, ())
             return assigned[0][1].value if len(assigned) == 1 else None
-        roots = set()
-        for block in fn.func_ir.blocks.values():
-            if isinstance(block.terminator, ir.Return):
-                roots.add(copy_root(definition, block.terminator.value.name))
-        values = [definition(r) for r in roots]
-        if (len(values) == 1 and isinstance(values[0], ir.Arg)
-                and isinstance(argtypes[values[0].index], types.Array)):
-            found = values[0].index
+
+        def arg_index(name):
+            root = memory_root(fn, definition, name)
+            value = definition(root) if root is not None else None
+            if isinstance(value, ir.Arg) and isinstance(argtypes[value.index], types.Array):
+                return value.index
+            return None
+        rets = [b.terminator.value.name for b in fn.func_ir.blocks.values()
+                if isinstance(b.terminator, ir.Return)]
+        wholes = {arg_index(r) for r in rets}
+        whole = wholes.pop() if len(wholes) == 1 else None
+        tuples = [definition(copy_root(definition, r)) for r in rets]
+        items = None
+        if tuples and all(isinstance(t, ir.Expr) and t.op == "build_tuple" for t in tuples):
+            per_item = zip(*[[arg_index(v.name) for v in t.items] for t in tuples])
+            items = tuple(ks[0] if len(set(ks)) == 1 else None for ks in per_item)
+        found = (whole, items)
     _returned_argument[key] = found
     return found
+
+
+def memory_root(fn, definition, name, _seen=None):
+    """The variable whose memory array ``name`` is: through copies, casts, in-place
+    operators (``w -= g`` updates ``w``) and phis whose incoming values all share one
+    root (a loop updating ``w`` in place); None when paths disagree."""
+    seen = set() if _seen is None else _seen
+    name = copy_root(definition, name)
+    if name in seen:
+        return None  # a loop back to a phi being resolved: adds nothing
+    seen.add(name)
+    value = definition(name)
+    if (isinstance(value, ir.Expr) and value.op == "inplace_binop"
+            and isinstance(fn.typeof(value.lhs.name), types.Array)):
+        return memory_root(fn, definition, value.lhs.name, seen)
+    if isinstance(value, ir.Expr) and value.op == "phi":
+        roots = {memory_root(fn, definition, v.name, seen)
+                 for v in value.incoming_values if isinstance(v, ir.Var)} - {None}
+        return roots.pop() if len(roots) == 1 else None
+    return name
 
 
 def returned_argument_of_call(fn, value):
     """The argument variable a call of an ``@njit`` function returns (see
     ``returned_argument``), else None."""
+    k = _call_returns(fn, value, returned_argument)
+    return value.args[k] if k is not None else None
+
+
+def returned_item_argument_of_call(fn, value, item):
+    """The argument variable that item ``item`` of the tuple a call of an ``@njit``
+    function returns is (see ``returned_item_arguments``), else None."""
+    items = _call_returns(fn, value, returned_item_arguments)
+    k = items[item] if items is not None and item < len(items) else None
+    return value.args[k] if k is not None else None
+
+
+def _call_returns(fn, value, analysis):
+    """``analysis(dispatcher, argtypes)`` of a positional call of an ``@njit`` function,
+    else None."""
     if not (isinstance(value, ir.Expr) and value.op == "call") or value.kws or value.vararg:
         return None
     ftype = fn.typeof(value.func.name)
     if not isinstance(ftype, types.Dispatcher) or value not in fn.calltypes:
         return None
     argtypes = tuple(types.unliteral(t) for t in fn.calltypes[value].args)
-    k = returned_argument(ftype.dispatcher, argtypes)
-    return value.args[k] if k is not None else None
+    return analysis(ftype.dispatcher, argtypes)
 
 
 _callee_random = owned_cache("callee_random")

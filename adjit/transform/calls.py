@@ -164,7 +164,7 @@ MATMULS = (operator.matmul,) + MATRIX_PRODUCTS
 
 def matmul_parts(fn, value):
     """``(primitive, [a, b])`` when ``value`` is ``a @ b`` or ``np.dot(a, b)`` of float
-    arrays, ``a`` 2-D and ``b`` 1-D or 2-D, or ``np.kron(a, b)`` of two 1-D or two 2-D
+    arrays of rank 1 or 2 (not both 1-D: that is a scalar), or ``np.kron(a, b)`` of two 1-D or two 2-D
     float arrays, returning an array; else None."""
     if not isinstance(value, ir.Expr):
         return None
@@ -183,7 +183,7 @@ def matmul_parts(fn, value):
         return None
     if prim is np.kron:
         return (prim, operands) if a.ndim == b.ndim and a.ndim in (1, 2) else None
-    return (prim, operands) if a.ndim == 2 and b.ndim in (1, 2) else None
+    return (prim, operands) if a.ndim in (1, 2) and b.ndim in (1, 2) else None
 
 
 

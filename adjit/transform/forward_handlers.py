@@ -237,6 +237,9 @@ def fwd_array_rule(ctx, stmt, e, prim, args):
     from ..rules.arrays import lookup_array
     rule, target = lookup_array(prim), stmt.target
     name = getattr(prim, "__name__", None) or str(prim)
+    if not ctx.active(target) and not any(ctx.active(a) for a in args):
+        emit_primal(ctx, stmt, e)  # of constants (``w.sum()`` of an int array)
+        return
     if rule is None or len(args) != rule.arity or not is_float(ctx.typeof(target.name)):
         raise ctx.unsupported(f"'{name}' on arrays", stmt.loc,
                               "array-valued operations have no forward rule yet")

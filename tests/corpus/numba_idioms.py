@@ -152,6 +152,38 @@ def vectorize_2d(X):
     return np.sum(_bump(X) ** 2)
 
 
+@numba.vectorize(["float64(float64, float64, float64, float64, float64, int64)"])
+def _newton_vol(forward, strike, maturity, price, guess, max_iter):
+    # Black (1976) call prices inverted for the volatility by Newton's method
+    sigma = guess
+    for _ in range(max_iter):
+        sd = sigma * math.sqrt(maturity)
+        d1 = (math.log(forward / strike) + 0.5 * sd * sd) / sd
+        d2 = d1 - sd
+        model = (forward * 0.5 * math.erfc(-d1 / math.sqrt(2.0))
+                 - strike * 0.5 * math.erfc(-d2 / math.sqrt(2.0)))
+        vega = forward * math.exp(-0.5 * d1 * d1) / math.sqrt(2.0 * math.pi) * math.sqrt(maturity)
+        sigma -= (model - price) / vega
+    return sigma
+
+
+def vectorize_six_operands(forward, price):
+    return np.sum(_newton_vol(forward, 100.0, 0.5, price, 0.3, 8) ** 2)
+
+
+@numba.njit
+def _logistic_regression(Y, X, w, iterations):
+    # DSE512's example: updates its argument in place and returns it
+    for i in range(iterations):
+        w -= np.dot(((1.0 / (1.0 + np.exp(-Y * np.dot(X, w))) - 1.0) * Y), X)
+    return w
+
+
+def fitted_in_place(Y, X, w0):
+    w = _logistic_regression(Y, X, w0.copy(), 3)
+    return np.sum(w * w)
+
+
 def gradient_descent_inplace(w0, g):
     w = w0.copy()
     for _ in range(3):
@@ -349,6 +381,10 @@ CASES = [
     Case(gamma_log_likelihood, (2.3, X6), 0),
     Case(vectorize_ufuncs, (X6, 0.8), (0, 1)),
     Case(vectorize_2d, (P4,), 0),
+    Case(fitted_in_place, (np.array([1.0, -1.0, 1.0, 1.0]), P4[:, :3].copy(),
+                           np.array([0.1, -0.2, 0.3])), (1, 2)),
+    Case(vectorize_six_operands, (np.array([101.0, 99.0, 100.5]), np.array([7.5, 6.0, 7.0])),
+         (0, 1)),
     Case(gradient_descent_inplace, (X6, X6[::-1].copy()), (0, 1)),
     Case(method_dot, (P4, V3), (0, 1)),
     Case(keyword_helper, (X6, 1.3), (0, 1)),

@@ -54,6 +54,10 @@ def triangles(a):
 def sequences(x):
     return np.sum(np.diff(x) ** 3) + np.sum(np.cumprod(x)) + np.sum(
         np.sin(x.cumprod())) + np.sum(np.sort(x) * np.arange(6.0))
+def flips(a):
+    # a kernel reversed for a convolution, and the rows / columns of a matrix
+    k = np.flip(a[0])
+    return np.sum(k * a[1]) + np.sum(np.flipud(a) * a ** 2) + np.sum(np.fliplr(a)[0] * np.flip(a)[1])
 def expand_cumsum(a):
     return np.sum(np.expand_dims(a[0], 0) * a) + np.sum(np.cumsum(a) ** 2)
 def gathers(x):
@@ -117,6 +121,7 @@ CASES = [
     (triangles, (SPD3 + N33,), 0, ["np.tril", "np.triu"]),
     (sequences, (V6,), 0, ["np.diff", "np.cumprod", "x.cumprod", "np.sort"]),
     (expand_cumsum, (M23,), 0, ["np.expand_dims"]),
+    (flips, (M23,), 0, ["np.flip", "np.flipud", "np.fliplr"]),
     (gathers, (V6,), 0, ["np.take"]),
     # composites (rules/composites.py) and whole-array reductions (rules/array_ops.py)
     (stacking, (V6,), 0, ["join_rows", "as_row", "as_column"]),

@@ -1,5 +1,5 @@
 """Reverse mode through matrix products producing arrays (``A @ B``, ``np.dot(A, B)``,
-2-D @ 2-D and 2-D @ 1-D, and ``np.kron``), recomputed where a later update reads them,
+2-D @ 2-D, 2-D @ 1-D and 1-D @ 2-D, and ``np.kron``), recomputed where a later update reads them,
 and through an ``@njit`` helper returning an array (the ``simple_mlp`` benchmark's
 shape)."""
 import numba
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import adjit
-from adjit.testing import check_grad
+from adjit.testing import check_grad, check_hvp, check_jvp
 
 RNG = np.random.default_rng(0)
 A = RNG.standard_normal((3, 4))
@@ -111,3 +111,22 @@ def test_kron_of_vectors_and_recomputed_product():
     a, b = KA[0].copy(), KB[:, 0].copy()
     check_grad(weighted_kron, a, b, RNG.standard_normal(a.size * b.size), argnums=(0, 1))
     check_grad(squared_kron, KA, KB, argnums=(0, 1))  # the reverse pass rebuilds kron(A, B)
+
+
+def logistic_steps(y, X, w):
+    # a row vector times a matrix (np.dot(v, X), v @ X), as logistic-regression code
+    # writes the gradient step
+    for _ in range(2):
+        w = w - 0.1 * np.dot((1.0 / (1.0 + np.exp(-y * (X @ w))) - 1.0) * y, X)
+    return np.sum(w * w) + np.sum(np.tanh(V[:3] @ X))
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])
+def test_vector_times_matrix(mode):
+    y, X, w = np.array([1.0, -1.0, 1.0]), A, RNG.standard_normal(4)
+    if mode == "grad":
+        check_grad(logistic_steps, y, X, w, argnums=(1, 2))
+    elif mode == "jvp":
+        check_jvp(logistic_steps, y, X, w)
+    else:
+        check_hvp(logistic_steps, y, X, w, argnums=(1, 2))

@@ -104,14 +104,20 @@ class ReverseContext(Shadows):
 
     # -- tuples of floats ---------------------------------------------------------------
     def active_tuple(self, var):
-        """Whether ``var`` is a flat tuple of scalars holding active floats: such a tuple
-        gets one adjoint per float item (``t%bar%k``)."""
+        """Whether ``var`` is a flat tuple of scalars and float arrays holding active
+        values: such a tuple gets one adjoint per float item (``t%bar%k``); an array item
+        is an array variable of its own, whose shadow is found through ``tuple_item``."""
         name = var if isinstance(var, str) else getattr(var, "name", None)
         if name not in self.act.carriers:
             return False
         typ = self.typeof(name)
-        return (isinstance(typ, types.BaseTuple) and all(is_scalar(t) for t in typ.types)
-                and any(is_float(t) for t in typ.types))
+        return (isinstance(typ, types.BaseTuple)
+                and all(is_scalar(t) or is_float_array(t) for t in typ.types)
+                and any(is_float(t) or is_float_array(t) for t in typ.types))
+
+    def array_items(self, name):
+        """Positions of the float-array items of a tuple variable."""
+        return [k for k, t in enumerate(self.typeof(name).types) if is_float_array(t)]
 
     def float_items(self, name):
         """Positions of the float items of a tuple variable."""

@@ -25,7 +25,7 @@ from .context import (TAPE, YBAR, bar, bar_item, is_basic_index, local_shadow, s
                       shape_of, zero_of)
 from .shadows import fresh_flag
 from .handlers import emit_reverse
-from ...rules.arrays import add_into, phi_transfer
+from ...rules.arrays import add_cotangent, add_into, phi_transfer
 from .loops import counted_loops, inductions
 from ...runtime import pop_record, record_words
 
@@ -127,9 +127,26 @@ class ReversePass:
         ctx = self.ctx
         if ctx.active_array(ret):
             e.call(add_into, [ctx.shadow_of(ret, e.loc, e), e.var(YBAR)], hint="void")
+        elif ctx.active_tuple(ret) and ctx.array_items(ret.name):
+            self.seed_array_items(e, ret)
         elif ret.name in ctx.act.carriers and not ctx.active_tuple(ret):
             raise UnsupportedError(f"returning a {ctx.typeof(ret.name)} holding "
                                    "differentiated values", ctx.fn.name, e.loc)
+
+    def seed_array_items(self, e, ret):
+        """Each active array item of a returned tuple ``(call, put)`` takes its item of
+        ``ybar`` into its shadow (an empty item stands for no cotangent)."""
+        ctx = self.ctx
+        made = ctx.definition(ctx.tuple_root(ret.name))
+        if not (isinstance(made, ir.Expr) and made.op == "build_tuple"):
+            raise UnsupportedError("returning a tuple of arrays that another call made",
+                                   ctx.fn.name, e.loc, "unpack it and return "
+                                   "'a, b' built in this function")
+        for k in ctx.array_items(ret.name):
+            if ctx.active_array(made.items[k]):
+                cot = e.item(e.var(YBAR), k, hint="ybar")
+                e.call(add_cotangent, [ctx.shadow_of(made.items[k], e.loc, e), cot],
+                       hint="void")
 
     def free_values(self, body, label):
         """Primal values the adjoint code reads: saved on the tape, or recomputed."""

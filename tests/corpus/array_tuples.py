@@ -1,0 +1,145 @@
+"""Helpers that return tuples holding arrays, as Numba code writes them: option prices
+``call, put = black_scholes(...)``, indicator bands, a leapfrog step ``a, b = step(a, b)``
+in a loop, an unused item ``call, _ = ...``, ``t[1]``, a mixed ``(array, float, out)``
+result and an ``out=`` argument handed back as an item."""
+import math
+
+import numba
+import numpy as np
+
+from . import Case
+
+
+@numba.njit
+def _cnd(d):
+    # the cumulative normal distribution of the numba-examples Black-Scholes code
+    A1, A2, A3, A4, A5 = 0.31938153, -0.356563782, 1.781477937, -1.821255978, 1.330274429
+    RSQRT2PI = 0.39894228040143267794
+    K = 1.0 / (1.0 + 0.2316419 * np.abs(d))
+    ret_val = (RSQRT2PI * np.exp(-0.5 * d * d)
+               * (K * (A1 + K * (A2 + K * (A3 + K * (A4 + K * A5))))))
+    return np.where(d > 0, 1.0 - ret_val, ret_val)
+
+
+@numba.njit
+def _black_scholes(stock_price, option_strike, option_years, riskfree, volatility):
+    S, X, T = stock_price, option_strike, option_years
+    R, V = riskfree, volatility
+    sqrtT = np.sqrt(T)
+    d1 = (np.log(S / X) + (R + 0.5 * V * V) * T) / (V * sqrtT)
+    d2 = d1 - V * sqrtT
+    cndd1 = _cnd(d1)
+    cndd2 = _cnd(d2)
+    expRT = np.exp(- R * T)
+    call_result = S * cndd1 - X * expRT * cndd2
+    put_result = X * expRT * (1.0 - cndd2) - S * (1.0 - cndd1)
+    return call_result, put_result
+
+
+def option_book_value(S, X, vol):
+    call, put = _black_scholes(S, X, np.full(S.shape, 0.75), 0.02, vol)
+    return np.sum(call) - 0.5 * np.sum(put * put)
+
+
+@numba.njit
+def _bollinger(close, period, k):
+    n = close.shape[0]
+    mid = np.full(n, np.nan)
+    upper = np.full(n, np.nan)
+    lower = np.full(n, np.nan)
+    for i in range(period - 1, n):
+        window = close[i - period + 1:i + 1]
+        m = window.mean()
+        sd = math.sqrt(np.sum((window - m) ** 2) / period)
+        mid[i] = m
+        upper[i] = m + k * sd
+        lower[i] = m - k * sd
+    return mid, upper, lower
+
+
+def band_width(close, k):
+    mid, upper, lower = _bollinger(close, 3, k)
+    return np.sum((upper[2:] - lower[2:]) / mid[2:])
+
+
+@numba.njit
+def _forward_and_discount(S, X, vol):
+    # a cheaper pair of arrays (the Black-Scholes one takes minutes to compile under hvp)
+    d = np.log(S / X) / vol
+    return S * np.exp(-0.5 * d * d), X * np.exp(-vol * d)
+
+
+def unused_item(S, X, vol):
+    call, _ = _forward_and_discount(S, X, vol)
+    return np.sum(call * call)
+
+
+def indexed_item(S, X, vol):
+    prices = _forward_and_discount(S, X, vol)
+    return np.sum(prices[1] ** 2)
+
+
+@numba.njit
+def _features(x, out):
+    energy = 0.0
+    y = np.empty_like(x)
+    for i in range(x.shape[0]):
+        y[i] = math.sin(x[i])
+        out[i] = x[i] * 2.0
+        energy += x[i] ** 2
+    return y, energy, out
+
+
+def mixed_items(x):
+    out = np.zeros_like(x)
+    y, energy, o = _features(x, out)
+    return np.sum(y * o) + 3.0 * energy + np.sum(out)
+
+
+@numba.njit
+def _leapfrog(q, p, h):
+    return q + h * p, p - h * np.sin(q)
+
+
+def pendulum_loop(q0, h):
+    q = q0.copy()
+    p = np.zeros_like(q0)
+    for _ in range(4):
+        q, p = _leapfrog(q, p, h)
+    return np.sum(q * q) + np.sum(p)
+
+
+@numba.njit
+def _accel_potential(pos, mass, accel, potential):
+    # fills the out= arrays it is given and hands them back, as N-body codes do
+    n = pos.shape[0]
+    for i in range(n):
+        accel[i] = 0.0
+        potential[i] = 0.0
+        for j in range(n):
+            if i != j:
+                d = pos[j] - pos[i]
+                r = math.sqrt(d * d + 0.1)
+                accel[i] += mass[j] * d / (r * r * r)
+                potential[i] -= mass[j] / r
+    return accel, potential
+
+
+def returned_out_arguments(pos, mass, accel, potential):
+    a, p = _accel_potential(pos, mass, accel, potential)
+    return np.sum(a * a) + np.sum(p)
+
+
+CASES = [
+    Case(option_book_value, (np.linspace(9.0, 11.0, 4), np.linspace(9.5, 10.5, 4),
+                             np.linspace(0.2, 0.3, 4)), (0, 1, 2)),
+    Case(band_width, (np.array([1.0, 1.3, 0.9, 1.6, 1.2, 1.8]), 2.0), (0, 1)),
+    Case(unused_item, (np.linspace(9.0, 11.0, 3), np.full(3, 10.0), np.full(3, 0.25)),
+         (0, 2)),
+    Case(indexed_item, (np.linspace(9.0, 11.0, 3), np.full(3, 10.0), np.full(3, 0.25)),
+         (0, 1)),
+    Case(mixed_items, (np.linspace(0.2, 1.4, 5),)),
+    Case(pendulum_loop, (np.linspace(0.1, 0.9, 4), 0.1), (0, 1)),
+    Case(returned_out_arguments, (np.array([0.0, 0.7, 1.9, 3.2]), np.array([1.0, 2.0, 0.5, 1.5]),
+                                  np.zeros(4), np.zeros(4)), (0, 1)),
+]

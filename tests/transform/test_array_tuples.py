@@ -1,0 +1,69 @@
+"""Tuples holding arrays that reverse mode still refuses, by name, in grad (forward mode
+handles each of them, checked against finite differences). The supported forms are in
+tests/corpus/array_tuples.py, run in every mode by tests/test_idioms.py."""
+import numba
+import numpy as np
+import pytest
+
+import adjit
+from adjit.testing import check_jvp
+
+
+@numba.njit
+def _pair(x):
+    return x * 2.0, np.sin(x)
+
+
+@numba.njit
+def _product_sum(t):
+    return np.sum(t[0] * t[1])
+
+
+@numba.njit
+def _relay(x):
+    return _pair(x)
+
+
+def passes_tuple(x):
+    return _product_sum((x, x * x))
+
+
+def relays_tuple(x):
+    a, b = _relay(x)
+    return np.sum(a * b)
+
+
+def reads_item_twice(x):
+    t = _pair(x)
+    a = t[0]
+    b = t[0]
+    return np.sum(a * b)
+
+
+def tuple_from_branches(x, c):
+    if c > 0:
+        t = _pair(x)
+    else:
+        t = (x, x)
+    a, b = t
+    return np.sum(a * b)
+
+
+X = np.linspace(0.1, 0.5, 3)
+REFUSED = [
+    (passes_tuple, (X,), "passing a UniTuple"),
+    (relays_tuple, (X,), "returning a tuple of arrays that another call made"),
+    (reads_item_twice, (X,), "reading item 0 of the tuple 't' into two array variables"),
+    (tuple_from_branches, (X, 1.0), "'a' \\(an array made inside the function"),
+]
+
+
+@pytest.mark.parametrize("f, args, message", REFUSED, ids=[r[0].__name__ for r in REFUSED])
+def test_reverse_mode_refuses(f, args, message):
+    with pytest.raises(adjit.UnsupportedError, match=message):
+        adjit.grad(f)(*args)
+
+
+@pytest.mark.parametrize("f, args, message", REFUSED, ids=[r[0].__name__ for r in REFUSED])
+def test_forward_mode_differentiates(f, args, message):
+    check_jvp(f, *args)

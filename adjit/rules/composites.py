@@ -170,9 +170,17 @@ def interp_array(x, xp, fp):
     return out
 
 
+@numba.njit
+def fill_diagonal(a, val):
+    """``np.fill_diagonal(a, val)`` of a 2-D array with a scalar ``val``: element writes
+    ``a[i, i] = val`` (the reverse pass saves and restores what they overwrite)."""
+    for i in range(min(a.shape[0], a.shape[1])):
+        a[i, i] = val
+
+
 #: functions computed by a derived ``@njit`` helper chosen by the rank of argument 0
 #: (0: a scalar): ``{function: {rank: helper}}``
-HELPERS = {np.interp: {0: interp_scalar, 1: interp_array}}
+HELPERS = {np.interp: {0: interp_scalar, 1: interp_array}, np.fill_diagonal: {2: fill_diagonal}}
 
 #: how each stacking function joins its items, by the items' rank:
 #: ``{function: {ndim: (per-item helper or None, pairwise join)}}``

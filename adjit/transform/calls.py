@@ -188,6 +188,16 @@ def matmul_parts(fn, value):
 
 
 
+def positional_count(dispatcher):
+    """For a callee with ``*args``: how many positional parameters come first (its
+    typed IR takes the trailing arguments as one tuple); else None."""
+    import inspect
+    params = list(inspect.signature(dispatcher.py_func).parameters.values())
+    if params and params[-1].kind is params[-1].VAR_POSITIONAL:
+        return len(params) - 1
+    return None
+
+
 #: what ``classify_call`` can answer; each mode maps every kind to one handler
 CALL_KINDS = ("array_op", "list_method", "list_new", "list_reduction", "tape_push",
               "tape_pop", "allocation", "accumulating_bilinear", "adjoint_product", "linear",

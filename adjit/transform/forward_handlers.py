@@ -11,7 +11,7 @@ from numba.core import ir, types
 
 from ..ir.builder import clone_stmt, clone_value
 from .calls import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
-                    refuse_list_arguments, unsupported_detail)
+                    positional_count, refuse_list_arguments, unsupported_detail)
 from .forward_lists import fwd_build_list, fwd_list_method, fwd_list_new, fwd_list_reduction
 from .forward_elementwise import elementwise_partial
 from .partials import emit_partial
@@ -266,7 +266,7 @@ def fwd_derived_call(ctx, stmt, e, dispatcher):
     sig = ctx.fn.calltypes[expr]
     argtypes = tuple(types.unliteral(t) for t in sig.args)
     call_args = list(expr.args)
-    npos = _positional_count(dispatcher)
+    npos = positional_count(dispatcher)
     if npos is not None:
         # the callee's IR takes the trailing arguments as one tuple: pack them (and their
         # tangents) the same way
@@ -299,15 +299,6 @@ def fwd_derived_call(ctx, stmt, e, dispatcher):
     e.item(dual, 0, target=stmt.target.name)
     if ctx.active(stmt.target):
         e.item(dual, 1, target=_dot(stmt.target.name))
-
-
-def _positional_count(dispatcher):
-    """For a callee with ``*args``: how many positional parameters come first; else None."""
-    import inspect
-    params = list(inspect.signature(dispatcher.py_func).parameters.values())
-    if params and params[-1].kind is params[-1].VAR_POSITIONAL:
-        return len(params) - 1
-    return None
 
 
 def fwd_tape_push(ctx, stmt, e):

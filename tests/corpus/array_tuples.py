@@ -1,7 +1,8 @@
-"""Helpers that return tuples holding arrays, as Numba code writes them: option prices
-``call, put = black_scholes(...)``, indicator bands, a leapfrog step ``a, b = step(a, b)``
-in a loop, an unused item ``call, _ = ...``, ``t[1]``, a mixed ``(array, float, out)``
-result and an ``out=`` argument handed back as an item."""
+"""Helpers that return or take tuples holding arrays, as Numba code writes them: option
+prices ``call, put = black_scholes(...)``, indicator bands, a leapfrog step
+``a, b = step(a, b)`` in a loop, an unused item ``call, _ = ...``, ``t[1]``, a mixed
+``(array, float, out)`` result, an ``out=`` argument handed back as an item, a tuple
+argument passed on to another helper, and ``*arrays`` parameters."""
 import math
 
 import numba
@@ -130,6 +131,32 @@ def returned_out_arguments(pos, mass, accel, potential):
     return np.sum(a * a) + np.sum(p)
 
 
+@numba.njit
+def _weighted_energy(t, c):
+    a, b = t[0], t[1]
+    return np.sum(a * b) * c + t[0][1] * t[2]
+
+
+@numba.njit
+def _relay_energy(t, c):
+    # a tuple argument passed on to another helper
+    return _weighted_energy(t, 2.0 * c)
+
+
+def tuple_argument(x, c):
+    return _relay_energy((x, np.sin(x), c), c) + _weighted_energy((np.cos(x), x, 1.0), c)
+
+
+@numba.njit
+def _sum_of_products(scale, *arrays):
+    # *args helpers take their trailing arguments as one tuple
+    return scale * (np.sum(arrays[0] * arrays[1]) + np.sum(arrays[2] ** 2))
+
+
+def star_arguments(x, y):
+    return _sum_of_products(0.5, x, y * y, x) + _sum_of_products(2.0, y, x, np.ones(3))
+
+
 CASES = [
     Case(option_book_value, (np.linspace(9.0, 11.0, 4), np.linspace(9.5, 10.5, 4),
                              np.linspace(0.2, 0.3, 4)), (0, 1, 2)),
@@ -140,6 +167,8 @@ CASES = [
          (0, 1)),
     Case(mixed_items, (np.linspace(0.2, 1.4, 5),)),
     Case(pendulum_loop, (np.linspace(0.1, 0.9, 4), 0.1), (0, 1)),
+    Case(tuple_argument, (np.linspace(0.1, 0.9, 3), 1.3), (0, 1)),
+    Case(star_arguments, (np.linspace(0.1, 0.9, 3), np.array([1.5, -0.5, 0.7])), (0, 1)),
     Case(returned_out_arguments, (np.array([0.0, 0.7, 1.9, 3.2]), np.array([1.0, 2.0, 0.5, 1.5]),
                                   np.zeros(4), np.zeros(4)), (0, 1)),
 ]

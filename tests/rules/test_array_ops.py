@@ -78,6 +78,11 @@ def concatenate_1d(x): return np.sum(np.concatenate((x, x * x)) ** 3)
 def slogdet_trace(a):
     sign, logdet = np.linalg.slogdet(a)
     return np.trace(a @ a) + sign * logdet
+def fill_diagonal(M, d):
+    # a pairwise matrix with its self-interaction entries replaced (N-body codes)
+    N = M * M
+    np.fill_diagonal(N, d)
+    return np.sum(N * M)
 def interp(x, fp):
     xp = np.array([0.0, 1.0, 2.5, 3.0])  # points outside it are clamped: derivative 0
     return np.sum(np.interp(x, xp, fp) ** 2) + np.interp(x[0] * 1.3, xp, fp * fp)
@@ -129,6 +134,7 @@ CASES = [
     (concatenate_1d, (V6,), 0, []),
     (slogdet_trace, (SPD3 + N33,), 0, []),
     (var_std, (M23,), 0, []),
+    (fill_diagonal, (M23.T @ M23, 0.3), (0, 1), []),
     (interp, (np.array([0.3, 1.7, 2.6, 2.9, -0.5, 3.5]), np.array([1.0, 2.0, 0.5, 1.5])),
      (0, 1), []),
     (eigen, (SPD3 + N33,), 0, ["eigenvalues", "eigenvectors"]),

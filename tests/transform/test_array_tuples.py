@@ -15,7 +15,8 @@ def _pair(x):
 
 
 @numba.njit
-def _product_sum(t):
+def _scale_first(t):
+    t[0][0] = 2.0 * t[1][0]
     return np.sum(t[0] * t[1])
 
 
@@ -24,8 +25,8 @@ def _relay(x):
     return _pair(x)
 
 
-def passes_tuple(x):
-    return _product_sum((x, x * x))
+def writes_into_tuple_item(x):
+    return _scale_first((x.copy(), x * x))
 
 
 def relays_tuple(x):
@@ -49,12 +50,25 @@ def tuple_from_branches(x, c):
     return np.sum(a * b)
 
 
+@numba.njit
+def _sum_squares(*arrays):
+    s = 0.0
+    for a in arrays:
+        s += np.sum(a * a)
+    return s
+
+
+def iterates_star_arrays(x):
+    return _sum_squares(x, 2.0 * x)
+
+
 X = np.linspace(0.1, 0.5, 3)
 REFUSED = [
-    (passes_tuple, (X,), "passing a UniTuple"),
+    (writes_into_tuple_item, (X,), "writing into item 0 of 't', an array inside a tuple argument"),
     (relays_tuple, (X,), "returning a tuple of arrays that another call made"),
     (reads_item_twice, (X,), "reading item 0 of the tuple 't' into two array variables"),
     (tuple_from_branches, (X, 1.0), "'a' \\(an array made inside the function"),
+    (iterates_star_arrays, (X,), "iteration over this kind of object"),
 ]
 
 

@@ -38,13 +38,17 @@ def zero_of(typ):
 def shadowed_array_args(fn, act, active_args):
     """Positions of the float-array arguments that get a shadow: the differentiated
     ones, and every other one that a differentiated value is written into (the ``out=``
-    pattern), whose derivative then flows on to the inputs that were written."""
+    pattern), whose derivative then flows on to the inputs that were written. A
+    differentiated tuple holding float arrays (``f((a, b))``, ``*arrays``) gets a tuple of
+    shadows, one per item (0 for an item that is not a float array)."""
     out = []
     for stmt in fn.func_ir.blocks[min(fn.func_ir.blocks)].body:
         if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Arg):
-            i = stmt.value.index
-            if is_float_array(fn.typeof(stmt.target.name)) and (
-                    i in active_args or stmt.target.name in act.active):
+            i, typ = stmt.value.index, fn.typeof(stmt.target.name)
+            if is_float_array(typ) and (i in active_args or stmt.target.name in act.active):
+                out.append(i)
+            elif (isinstance(typ, types.BaseTuple) and any(map(is_float_array, typ.types))
+                  and (i in active_args or stmt.target.name in act.carriers)):
                 out.append(i)
     return sorted(set(out))
 

@@ -21,6 +21,7 @@ from numba.core import ir
 
 from ...ir.builder import Emitter, clone_stmt, clone_value
 from ...runtime import tape_depth, tape_push, tape_set_depth
+from ..calls import positional_count
 from .context import TAPE, counter
 
 
@@ -36,7 +37,11 @@ def fwd_statement(ctx, stmt, e):
     elif isinstance(value, ir.Expr) and value.op == "call" and id(stmt.value) in ctx.derived_calls:
         program = ctx.derived_calls[id(stmt.value)]
         value.func = e.glob(program.fwd, name=program.fwd.__name__)
-        value.args = [e.var(TAPE)] + list(value.args)
+        args = list(value.args)
+        npos = positional_count(program.func)
+        if npos is not None:  # a *args callee takes its trailing arguments as one tuple
+            args = args[:npos] + [e.tuple(args[npos:], hint="packed")]
+        value.args = [e.var(TAPE)] + args
     e.stmt(new)
     for name, value in ctx.fwd_after.get(id(stmt), ()):
         e.assign(clone_value(value), target=name)

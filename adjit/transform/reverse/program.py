@@ -136,7 +136,12 @@ class ReverseProgram:
 
 
 def _any_layout(typ):
-    return typ.copy(layout="A") if isinstance(typ, types.Array) else typ
+    """A type up to array layouts; a ``*args`` tuple as the plain tuple a call packs."""
+    if isinstance(typ, types.Array):
+        return typ.copy(layout="A")
+    if isinstance(typ, types.BaseTuple):
+        return ("tuple",) + tuple(_any_layout(types.unliteral(t)) for t in typ.types)
+    return typ
 
 
 def derive(func, argtypes, active_args):

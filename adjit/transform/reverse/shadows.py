@@ -145,7 +145,8 @@ class Shadows:
         for _ in range(100):
             name = self.array_root(name)
             value = self.definition(name)
-            if isinstance(value, ir.Arg) or self.is_allocation(value):
+            if (isinstance(value, ir.Arg) or self.is_allocation(value)
+                    or self.argument_item(value) is not None):
                 return name
             parent = self.view_parent(name)
             if parent is None:
@@ -299,6 +300,18 @@ class Shadows:
         returned = returned_argument_of_call(self.fn, value)
         return returned if returned is not None else self.item_alias(value)
 
+    def argument_item(self, value):
+        """``(ir.Arg, k)`` when ``value`` reads float-array item ``k`` of a tuple argument
+        that has a tuple of shadows, else None."""
+        found = self.tuple_item(value)
+        if found is None:
+            return None
+        arg = self.definition(found[0])
+        if (isinstance(arg, ir.Arg) and arg.index in self.shadowed_args
+                and is_float_array(self.typeof(found[0]).types[found[1]])):
+            return arg, found[1]
+        return None
+
     def new_item_of_call(self, value):
         """Whether ``value`` reads a new float array out of the tuple an ``@njit`` helper
         returned (``call, put = price(...)``): such an item gets a shadow of its own, which
@@ -373,6 +386,9 @@ class Shadows:
         returned = self.alias_source(value)
         if returned is not None:
             return self.shadow_of(returned, loc, e)
+        item = self.argument_item(value)
+        if item is not None:  # item k of a tuple argument: item k of its shadow tuple
+            return e.item(e.var(shadow_arg(item[0].name)), item[1], hint="shadow")
         source = self.alias_phi_source(name)
         if source is not None:
             return self.shadow_of(ir.Var(var.scope, source, loc), loc, e)
@@ -470,7 +486,12 @@ class Shadows:
         return written, mutated
 
     def check_written_argument(self, stmt, base):
-        """A differentiated value written into an argument that has no gradient."""
+        """A differentiated value written into an argument that has no gradient; any
+        write into an array of a tuple argument (its old values could not be restored)."""
+        if base is not None and self.argument_item(self.definition(base)) is not None:
+            raise self.unsupported(f"writing into {self.user_name(stmt.target.name)}, an "
+                                   "array inside a tuple argument,", stmt.loc,
+                                   "pass the array as an argument of its own")
         arg = self.definition(base) if base is not None else None
         if (isinstance(arg, ir.Arg) and arg.index not in self.shadowed_args
                 and (stmt.value.name in self.act.active
@@ -569,6 +590,8 @@ class Shadows:
                 key, _ = self.callee_key(value.func)
                 return f"'{call_name(key)}(...)'" if key is not None else "a call's result"
             return f"'{call_name(callee)}(...)'"
+        if self.tuple_item(value) is not None:
+            return f"item {value.index} of {self.user_name(value.value.name)}"
         if isinstance(value, ir.Expr) and value.op in ("binop", "inplace_binop"):
             symbol = _OPERATOR_SYMBOLS.get(value.fn, getattr(value.fn, "__name__", value.fn))
             return f"the result of '{symbol}'"

@@ -244,11 +244,14 @@ class _JVPWrapper:
     def build(self, argtypes):
         """IR of ``jvp(f)`` for one signature: (args..., tangents...) -> (y, ydot)."""
         from .transform.forward import derive_jvp
-        n = len(self.names)
         flat = tuple(types.unliteral(t) for t in argtypes[0].types)  # the *args tuple
-        primal_types, tangent_types = flat[:n], flat[n:]
-        active = tuple(i for i, t in enumerate(primal_types) if is_differentiable(t))
-        _check_tangents(self.fname, self.names, primal_types, active, tangent_types)
+        n = self.primal_count(flat)
+        given_types, tangent_types = flat[:n], flat[n:]
+        active = tuple(i for i, t in enumerate(given_types) if is_differentiable(t))
+        _check_tangents(self.fname, self.names, given_types, active, tangent_types)
+        # omitted trailing arguments take their defaults, as constants without tangents
+        defaults = [p.default for p in inspect.signature(self.py_func).parameters.values()][n:]
+        primal_types = given_types + tuple(types.unliteral(numba.typeof(d)) for d in defaults)
         program = derive_jvp(self.func, primal_types, active)
         block, e = _entry_block(self.py_func)
         packed = e.assign(ir.Arg("args", 0, e.loc), target="args")
@@ -259,8 +262,20 @@ class _JVPWrapper:
                 e.call(_shape_check(self.names[i]), [args[i], args[n + j]], hint="ok")
             if i in written:  # its tangent is updated in place: not the caller's array
                 args[n + j] = e.call(np.copy, [args[n + j]], hint="tangent")
+        args[n:n] = [e.const(d, hint="default") for d in defaults]
         e.ret(e.call(program.dispatcher, args, hint="dual"))
         return {0: block}
+
+    def primal_count(self, flat):
+        """How many of the values passed are arguments: all parameters, or fewer when
+        trailing parameters with defaults are omitted (``jvp(f)(x, y, dx, dy)`` for
+        ``def f(x, y, scale=1.0)``). The split is unique: k arguments and one tangent per
+        float among them grow together."""
+        params = list(inspect.signature(self.py_func).parameters.values())
+        required = sum(p.default is inspect.Parameter.empty for p in params)
+        fits = [k for k in range(required, len(params) + 1)
+                if k + sum(map(is_differentiable, flat[:k])) == len(flat)]
+        return fits[0] if fits else len(params)
 
 
 def _check_tangents(fname, names, primal_types, active, tangent_types):
@@ -364,8 +379,9 @@ def hvp(func, argnums=0, cache=False):
         disp = _transforms.get(key)
         if disp is None:
             wrapper = _HVPWrapper(func, nums, single)
-            disp = generated_dispatcher(f"hvp_{py_func.__name__}", wrapper.stub_names(),
-                                        wrapper.build, primal=func)
+            # omitted defaults change where the tangents start: the stub takes *args
+            disp = generated_dispatcher(f"hvp_{py_func.__name__}", None, wrapper.build,
+                                        primal=func)
             _transforms[key] = disp
         return _finish(disp, func, ("hvp", argnums), _label("hvp", nums, single), cache)
 
@@ -378,34 +394,41 @@ class _HVPWrapper:
         self.func, self.argnums, self.single = func, argnums, single
         self.names = tuple(inspect.signature(py_function_of(func)).parameters)
 
-    def stub_names(self):
-        if self.single:
-            return list(self.names) + ["v" if "v" not in self.names else "adjit_v"]
-        names = [f"v_{self.names[i]}" for i in self.argnums]
-        return list(self.names) + [n if n not in self.names else f"adjit_{n}" for n in names]
-
     def build(self, argtypes):
+        """IR of ``hvp(f)`` for one signature: (args..., tangents...) -> H v. Trailing
+        arguments with defaults may be omitted (one tangent per ``argnums`` entry follows
+        the arguments given)."""
         from .transform.forward import derive_jvp
-        n = len(self.names)
-        primal_types = tuple(types.unliteral(t) for t in argtypes[:n])
-        fname = py_function_of(self.func).__qualname__
+        py_func = py_function_of(self.func)
+        fname = py_func.__qualname__
+        flat = tuple(types.unliteral(t) for t in argtypes[0].types)  # the *args tuple
+        params = list(inspect.signature(py_func).parameters.values())
+        n = len(flat) - len(self.argnums)
+        required = sum(p.default is inspect.Parameter.empty for p in params)
+        if not required <= n <= len(params) or max(self.argnums) >= n:
+            raise ArgumentError(
+                f"hvp({fname}) takes the arguments ({', '.join(self.names)}; trailing "
+                f"defaults may be omitted) and then one tangent per argnums entry "
+                f"({len(self.argnums)}); got {len(flat)} values")
+        defaults = [p.default for p in params][n:]
+        primal_types = flat[:n] + tuple(types.unliteral(numba.typeof(d)) for d in defaults)
         _check_differentiable(fname, self.names, primal_types, self.argnums)
-        _check_tangents(fname, self.names, primal_types, self.argnums,
-                        tuple(types.unliteral(t) for t in argtypes[n:]))
+        _check_tangents(fname, self.names, primal_types, self.argnums, flat[n:])
         g = grad(self.func, self.argnums[0] if self.single else self.argnums)
         active = tuple(i for i, t in enumerate(primal_types) if is_differentiable(t))
         program = derive_jvp(g, primal_types, active)
-        block, e = _entry_block(py_function_of(self.func))
-        args = [e.assign(ir.Arg(name, i, e.loc), target=f"{name}%in")
-                for i, name in enumerate(self.stub_names())]
-        given = {i: args[n + k] for k, i in enumerate(self.argnums)}
+        block, e = _entry_block(py_func)
+        packed = e.assign(ir.Arg("args", 0, e.loc), target="args")
+        values = [e.item(packed, k, hint="a") for k in range(len(flat))]
+        args = values[:n] + [e.const(d, hint="default") for d in defaults]
+        given = {i: values[n + k] for k, i in enumerate(self.argnums)}
         tangents = [given[i] if i in given else
                     (e.call(np.zeros_like, [args[i]], hint="zero") if is_float_array(
                         primal_types[i]) else e.const(0.0)) for i in active]
         for i, v in given.items():
             if is_float_array(primal_types[i]):
                 e.call(_shape_check(self.names[i]), [args[i], v])
-        dual = e.call(program.dispatcher, args[:n] + tangents, hint="dual")
+        dual = e.call(program.dispatcher, args + tangents, hint="dual")
         e.ret(e.item(dual, 1))
         return {0: block}
 

@@ -180,3 +180,26 @@ def test_grad_fills_in_default_arguments():
     assert adjit.grad(with_defaults, argnums=2)(0.3) == pytest.approx(with_defaults(0.3) / 2.0)
     value, _ = adjit.value_and_grad(with_defaults)(0.3, 3)
     assert value == pytest.approx(with_defaults(0.3, 3))
+
+
+def test_jvp_and_hvp_fill_in_default_arguments():
+    # closed forms: f' = sum 2 i cos(0.3 i), f'' = -sum 2 i^2 sin(0.3 i) (n=5, scale=2)
+    d1 = sum(2.0 * i * math.cos(0.3 * i) for i in range(5))
+    d2 = -sum(2.0 * i * i * math.sin(0.3 * i) for i in range(5))
+    value, tangent = adjit.jvp(with_defaults)(0.3, 1.5)
+    assert value == pytest.approx(with_defaults(0.3)) and tangent == pytest.approx(1.5 * d1)
+    # (x, n) and its tangent: n is an int, so only x takes one
+    assert adjit.jvp(with_defaults)(0.3, 5, 1.5)[1] == pytest.approx(1.5 * d1)
+    assert adjit.hvp(with_defaults)(0.3, 1.5) == pytest.approx(1.5 * d2)
+    assert adjit.hvp(with_defaults)(0.3, 5, 2.0, 1.5) == pytest.approx(1.5 * d2)
+    with pytest.raises(adjit.ArgumentError, match="trailing defaults may be omitted"):
+        adjit.hvp(with_defaults)(1.5)
+
+
+def test_jvp_with_some_defaults_given():
+    def scaled(x, scale=2.0, shift=1.0):
+        return scale * x + shift
+    # (x, scale) and their tangents (1, 0): d/dx = scale
+    assert adjit.jvp(scaled)(0.5, 3.0, 1.0, 0.0)[1] == pytest.approx(3.0)
+    # (x) and its tangent: scale keeps its default
+    assert adjit.jvp(scaled)(0.5, 1.0)[1] == pytest.approx(2.0)

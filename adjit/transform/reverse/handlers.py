@@ -15,7 +15,6 @@ import numpy as np
 from numba.core import ir, types
 from numba.core.registry import cpu_target
 
-from ...compile.dispatcher import is_derivative
 from ...errors import AdjitError
 from ...ir.builder import fresh_name
 from ...ir.nodes import node_kind
@@ -24,11 +23,11 @@ from ...rules import NONDIFF, lookup
 from ...rules.arrays import (FILLED, add_nonzero_at, add_selection, lookup_array,
                              restore_selection, sum_selection, zero_selection)
 from ...rules.core import ZERO
-from ..analysis import is_differentiable, is_float, is_float_array, returned_argument_of_call
+from ..analysis import is_differentiable, is_float
 from ..calls import (array_op_site, call_name, classify_call, refuse_list_arguments,
                      unsupported_detail)
 from ...ir.lists import is_float_list
-from .context import TAPE, bar, bar_item
+from .context import bar, bar_item
 from .elementwise import rev_elementwise
 from .lists import (active_list, rev_list_method, rev_list_new, rev_list_read,
                     rev_list_reduction, rev_list_write)

@@ -30,8 +30,8 @@ from ...ir.nodes import copy_root
 from ...ir.lists import ARRAY_MAKERS, list_reduction
 
 from ...rules.arrays import ALLOCATIONS, fresh_shadow
-from ..analysis import (call_writes, callee_draws_random, is_float_array,
-                        returned_argument_of_call, returned_item_argument_of_call)
+from ..analysis import call_writes, callee_draws_random, is_float_array
+from .tuple_items import TupleItems
 from ..calls import (array_op_site, call_name, elementwise_parts, emit_array_op, has_rule,
                      matmul_parts)
 
@@ -77,7 +77,7 @@ _OPERATOR_SYMBOLS = {operator.add: "+", operator.sub: "-", operator.mul: "*",
                      operator.itruediv: "/="}
 
 
-class Shadows:
+class Shadows(TupleItems):
     """Mixin of ``ReverseContext``: shadows, views, local arrays and array readability."""
 
     def init_shadows(self):
@@ -257,102 +257,6 @@ class Shadows:
         _, operands = self.fresh_op(self.definition(name))
         return all(self.readable(a.name) for a in operands
                    if isinstance(self.typeof(a.name), types.Array))
-
-    # -- arrays in tuples ---------------------------------------------------------------
-    def tuple_root(self, name):
-        """Follow copies, casts and unpacking (``exhaust_iter``) of a tuple back to the
-        variable that defines it."""
-        for _ in range(100):
-            name = self.array_root(name)
-            value = self.definition(name)
-            if not (isinstance(value, ir.Expr) and value.op == "exhaust_iter"):
-                break
-            name = value.value.name
-        return name
-
-    def tuple_item(self, value):
-        """``(tuple root, k)`` when ``value`` reads constant item ``k`` of a tuple (``t[0]``,
-        or ``a, b = t``), else None."""
-        if not (isinstance(value, ir.Expr) and value.op == "static_getitem"
-                and isinstance(value.index, int)):
-            return None
-        typ = self.typeof(value.value.name)
-        if not isinstance(typ, types.BaseTuple) or not typ.types:
-            return None
-        return self.tuple_root(value.value.name), value.index % len(typ.types)
-
-    def item_alias(self, value):
-        """The array variable an array item of a tuple is: item ``k`` of ``(a, b)``, or
-        the argument a called helper returns as that item (``return y, out``); else None."""
-        found = self.tuple_item(value)
-        if found is None:
-            return None
-        root, k = found
-        made = self.definition(root)
-        if isinstance(made, ir.Expr) and made.op == "build_tuple":
-            return made.items[k] if isinstance(self.typeof(made.items[k].name),
-                                               types.Array) else None
-        return returned_item_argument_of_call(self.fn, made, k)
-
-    def alias_source(self, value):
-        """The array a call result or tuple item is another name for: the argument a
-        helper returns (``return out``), or an array item of a tuple; else None."""
-        returned = returned_argument_of_call(self.fn, value)
-        return returned if returned is not None else self.item_alias(value)
-
-    def argument_item(self, value):
-        """``(ir.Arg, k)`` when ``value`` reads float-array item ``k`` of a tuple argument
-        that has a tuple of shadows, else None."""
-        found = self.tuple_item(value)
-        if found is None:
-            return None
-        arg = self.definition(found[0])
-        if (isinstance(arg, ir.Arg) and arg.index in self.shadowed_args
-                and is_float_array(self.typeof(found[0]).types[found[1]])):
-            return arg, found[1]
-        return None
-
-    def new_item_of_call(self, value):
-        """Whether ``value`` reads a new float array out of the tuple an ``@njit`` helper
-        returned (``call, put = price(...)``): such an item gets a shadow of its own, which
-        the helper's derived reverse takes as that item's cotangent."""
-        found = self.tuple_item(value)
-        if found is None or self.item_alias(value) is not None:
-            return False
-        root, k = found
-        made = self.definition(root)
-        return (isinstance(made, ir.Expr) and made.op == "call"
-                and isinstance(self.typeof(made.func.name), types.Dispatcher)
-                and not self.has_rule(made.func)
-                and is_float_array(self.typeof(root).types[k]))
-
-    def find_tuple_items(self):
-        """``{tuple root: {k: [names]}}``: the active arrays read out of each tuple."""
-        found = {}
-        for block in self.blocks.values():
-            for stmt in block.body:
-                if not (isinstance(stmt, ir.Assign) and stmt.target.name in self.act.active
-                        and is_float_array(self.typeof(stmt.target.name))):
-                    continue
-                item = self.tuple_item(stmt.value)
-                if item is not None:
-                    found.setdefault(item[0], {}).setdefault(item[1], []).append(
-                        stmt.target.name)
-        return found
-
-    def stale_after(self, stmt):
-        """Arrays made in a loop whose shadows start afresh once the reverse pass has
-        passed ``stmt`` going backwards: the array ``stmt`` allocates, or the new arrays
-        of the tuple a helper call returns (read out of it later, so the tuple's call is
-        where they are made)."""
-        if not isinstance(stmt, ir.Assign):
-            return []
-        name = stmt.target.name
-        if (name in self.lazy_arrays and not self.new_item_of_call(stmt.value)
-                and not (isinstance(stmt.value, ir.Expr) and stmt.value.op == "phi")):
-            return [name]
-        items = self.tuple_items.get(name, {})
-        return [n for names in items.values() for n in names if n in self.lazy_arrays]
 
     # -- shadows --------------------------------------------------------------------
     def shadow_of(self, var, loc, e):

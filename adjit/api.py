@@ -504,14 +504,27 @@ _hessian_columns = _hessian_kernel()
 
 def show(func, *args, argnums=None, file=None):
     """Print the primal typed IR, the forward-pass IR and the reverse-pass IR of ``func``
-    for the types of ``args``, each statement tagged with its source line."""
+    for the types of ``args``, each statement tagged with its source line. Given a
+    transform (``show(grad(f, 1), x, y)``, ``show(jvp(f), x, dx)``) it shows the program
+    that transform runs: ``f``'s reverse program for its argnums, or its JVP program (for
+    ``jvp`` pass the arguments without their tangents)."""
     import numba
+    from .transform.forward import derive_jvp
+    spec = getattr(func, "adjit_spec", None)
+    if spec is not None:
+        kind, func, spec_argnums = spec[0], spec[1], spec[2]
+        if argnums is None and kind in ("grad", "value_and_grad", "hvp"):
+            argnums = spec_argnums
+    else:
+        kind = None
     argtypes = tuple(types.unliteral(numba.typeof(a)) for a in args)
     if argnums is None:
         active = tuple(i for i, t in enumerate(argtypes) if is_differentiable(t))
     else:
         active, _ = _normalise_argnums(argnums, len(argtypes), py_function_of(func).__qualname__)
-    text = derive(func, argtypes, active).show()
+    program = (derive_jvp(func, argtypes, active) if kind == "jvp"
+               else derive(func, argtypes, active))
+    text = program.show()
     print(text, file=file)
     return text
 

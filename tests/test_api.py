@@ -136,6 +136,14 @@ def test_show_prints_all_three_programs(capsys):
     assert "forward pass" in capsys.readouterr().out
 
 
+def test_show_of_a_transform_shows_the_program_it_runs():
+    import io
+    grad_text = adjit.show(adjit.grad(count_to), 1.5, 3, file=io.StringIO())
+    assert "primal typed IR of count_to" in grad_text and "reverse pass" in grad_text
+    jvp_text = adjit.show(adjit.jvp(count_to), 1.5, 3, file=io.StringIO())
+    assert "jvp of count_to" in jvp_text and "# line" in jvp_text
+
+
 @numba.njit
 def shared_helper(a, b):
     return a * math.sin(b)

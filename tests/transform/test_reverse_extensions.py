@@ -201,12 +201,16 @@ def max_of_tuple(x, y):
 @pytest.mark.parametrize("f, args", [
     (tuple_variable_index, (0.5,)),
     (tuple_iteration, (0.5,)),
-    (tuple_of_arrays_to_call, (X5,)),
     (max_of_tuple, (0.5, 0.7)),
 ])
 def test_unsupported_tuple_uses_are_refused(f, args):
     with pytest.raises(adjit.UnsupportedError):
         adjit.grad(f)(*args)
+
+
+def test_tuple_of_arrays_passed_to_a_call():
+    g = adjit.grad(tuple_of_arrays_to_call)(X5)
+    np.testing.assert_array_equal(g, np.eye(X5.shape[0])[0])  # d t[0][0] / dx
 
 
 def test_hvp_through_tuple_call():

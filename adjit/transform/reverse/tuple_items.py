@@ -22,8 +22,9 @@ class TupleItems:
         for _ in range(100):
             name = self.array_root(name)
             value = self.definition(name)
-            if not (isinstance(value, ir.Expr) and value.op == "exhaust_iter"):
-                break
+            if not (isinstance(value, ir.Expr) and value.op == "exhaust_iter"
+                    and isinstance(self.typeof(value.value.name), types.BaseTuple)):
+                break  # (unpacking an array makes a new tuple: its root is itself)
             name = value.value.name
         return name
 

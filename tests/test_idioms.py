@@ -24,11 +24,14 @@ def test_jvp(case):
 # loop-carried arrays under hvp. stencil_smoothing (a minute) likewise: the other two
 # stencil cases cover @stencil under hvp. dot_into_out (minutes under hvp): matrix
 # products have hvp tests of their own in tests/transform/test_reverse_matmul.py.
-# option_book_value (Black-Scholes, ten minutes under hvp): unused_item, indexed_item and
-# pendulum_loop cover helpers returning tuples of arrays under hvp.
+# option_book_value (Black-Scholes, ten minutes under hvp), unused_item and band_width
+# (a minute each): indexed_item, mixed_items, pendulum_loop, tuple_argument and
+# star_arguments cover tuples of arrays under hvp. fitted_in_place (a minute and a half):
+# test_reverse_matmul.py covers its vector-matrix products under hvp.
 HVP_CASES = [c for c in CASES
              if c.id not in ("rk4_trajectory", "stencil_smoothing", "dot_into_out",
-                             "option_book_value")]
+                             "option_book_value", "unused_item", "band_width",
+                             "fitted_in_place")]
 
 
 @pytest.mark.parametrize("case", HVP_CASES, ids=[c.id for c in HVP_CASES])

@@ -8,8 +8,10 @@ in a generated dispatcher. The call then names a plain helper, which adjit diffe
 like any other ``@njit`` callee, in every mode: its loops and element reads and writes are
 what the kernel computes, so no stencil-specific derivative rule exists to get wrong.
 
-Calls with ``out=`` or ``neighborhood=`` keywords are left alone (and refused as
-unsupported by the transform).
+A call with ``out=`` (``kernel(u, out=unew)``) becomes a call of the function Numba
+builds for that form, which fills ``unew`` (leaving its border alone) and returns it; the
+helper takes ``unew`` as its last argument. Calls with ``neighborhood=`` are left alone
+(and refused as unsupported by the transform).
 """
 import threading
 
@@ -31,11 +33,15 @@ class _StencilIR(Exception):
     """Carries the IR out of Numba's stencil builder, which would compile it next."""
 
 
-def stencil_ir(sf, argtypes):
-    """The untyped SSA IR of Numba's loop function for kernel ``sf`` on ``argtypes``."""
+def stencil_ir(sf, argtypes, with_out=False):
+    """The untyped SSA IR of Numba's loop function for kernel ``sf`` on ``argtypes``
+    (the last of which is the ``out=`` array when ``with_out``: the function then fills
+    it and returns it)."""
     with global_compiler_lock:
         sf._typingctx.refresh()
-        rtype, typemap, calltypes = sf.get_return_type(argtypes)
+        inputs = argtypes[:-1] if with_out else argtypes
+        result = argtypes[-1] if with_out else None
+        rtype, typemap, calltypes = sf.get_return_type(inputs)
 
         def stop(typingctx, targetctx, func_ir, *args, **kwargs):
             raise _StencilIR(func_ir)
@@ -43,7 +49,7 @@ def stencil_ir(sf, argtypes):
         real = compiler.compile_ir
         compiler.compile_ir = stop  # (under the compiler lock: no other compile runs)
         try:
-            sf._stencil_wrapper(None, None, rtype, typemap, calltypes, *argtypes)
+            sf._stencil_wrapper(result, None, rtype, typemap, calltypes, *argtypes)
         except _StencilIR as found:
             func_ir = found.args[0]
         finally:
@@ -52,20 +58,35 @@ def stencil_ir(sf, argtypes):
     return func_ir
 
 
-def stencil_helper(sf, argtypes):
-    """A generated dispatcher computing ``sf(*args)`` for ``argtypes`` (one per pair)."""
-    key = (sf, tuple(argtypes))
+def stencil_helper(sf, argtypes, with_out=False):
+    """A generated dispatcher computing ``sf(*args)`` (``sf(*args, out=o)`` with ``o``
+    passed last when ``with_out``) for ``argtypes`` (one per pair)."""
+    key = (sf, tuple(argtypes), with_out)
     with _lock:
         if key not in _helpers:
-            arg_names = list(sf.kernel_ir.arg_names)
+            arg_names = list(sf.kernel_ir.arg_names) + (["adjit_out"] if with_out else [])
 
             def build(types_now):
-                return stencil_ir(sf, tuple(types.unliteral(t) for t in types_now)).blocks
+                blocks = stencil_ir(sf, tuple(types.unliteral(t) for t in types_now),
+                                    with_out).blocks
+                return _rename_arg(blocks, len(arg_names) - 1, "adjit_out") if with_out \
+                    else blocks
 
             name = f"stencil_{getattr(sf.kernel_ir.func_id, 'func_name', 'kernel')}"
             _helpers[key] = generated_dispatcher(name.replace("<", "").replace(">", ""),
                                                  arg_names, build, plain=True)
         return _helpers[key]
+
+
+def _rename_arg(blocks, index, name):
+    """Numba names the ``out`` parameter after the kernel's free names; the helper's
+    stub calls it ``name``."""
+    for block in blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Arg) and \
+                    stmt.value.index == index:
+                stmt.value = ir.Arg(name, index, stmt.value.loc)
+    return blocks
 
 
 class StencilToHelper:
@@ -79,12 +100,13 @@ class StencilToHelper:
         for block in fn.func_ir.blocks.values():
             for stmt in list(block.body):
                 value = stmt.value if isinstance(stmt, ir.Assign) else None
-                if not (isinstance(value, ir.Expr) and value.op == "call" and not value.kws
-                        and value.vararg is None
+                if not (isinstance(value, ir.Expr) and value.op == "call"
+                        and value.vararg is None and {k for k, _ in value.kws} <= {"out"}
                         and isinstance(gvals.get(value.func.name), StencilFunc)):
                     continue
-                argtypes = tuple(fn.typeof(a.name) for a in value.args)
-                helper = stencil_helper(gvals[value.func.name], argtypes)
+                args = list(value.args) + [v for _, v in value.kws]  # out= goes last
+                argtypes = tuple(fn.typeof(a.name) for a in args)
+                helper = stencil_helper(gvals[value.func.name], argtypes, bool(value.kws))
                 fnty = types.Dispatcher(helper)
                 sig = tyctx.resolve_function_type(fnty, argtypes, {})
                 if sig is None or sig.return_type != fn.typeof(stmt.target.name):
@@ -94,7 +116,7 @@ class StencilToHelper:
                                   ir.Assign(ir.Global(helper.__name__, helper, stmt.loc), var,
                                             stmt.loc))
                 fn.typemap[var.name] = fnty
-                new = ir.Expr.call(var, list(value.args), (), stmt.loc)
+                new = ir.Expr.call(var, args, (), stmt.loc)
                 del fn.calltypes[value]
                 fn.calltypes[new] = sig
                 stmt.value = new

@@ -339,6 +339,20 @@ def stencil_cval_scalar(u, c):
     return np.sum(_gradient_energy(u, c))
 
 
+@numba.njit
+def _jacobi_into(u, c, unew):
+    # the kernel fills the interior of unew in place (out=) and leaves its border alone
+    _wedge(u, c * u, out=unew)
+    _gradient_energy(u, c, out=unew[1:])
+    return unew
+
+
+def stencil_into_out(u, c):
+    unew = np.full_like(u, 0.5)
+    r = _jacobi_into(u, c, unew)
+    return np.sum(unew ** 2) + np.sum(np.sin(r))
+
+
 def stencil_two_inputs(a, b):
     # a stencil reading two arrays relatively
     return np.sum(_wedge(a, b) ** 2)
@@ -401,5 +415,6 @@ CASES = [
     Case(garch_loglikelihood, (np.array([0.1, 0.1, 0.05, 0.8]),
                                np.array([0.3, -0.5, 1.2, -0.1, 0.7, -0.9])), (0, 1)),
     Case(stencil_two_inputs, (X6, X6[::-1].copy()), (0, 1)),
+    Case(stencil_into_out, (X6, 0.7), (0, 1)),
     Case(jitclass_parameters, (X6, SPRINGS), 0),
 ]

@@ -412,14 +412,25 @@ def _stencil_into_out(x):
     return np.sum(out * out)
 
 
+@numba.njit
+def _stencil_with_neighborhood(x):
+    return np.sum(_second_difference(x, neighborhood=((-1, 1),)) ** 2)
+
+
+def test_stencil_with_out_is_differentiated():
+    x = np.linspace(0.1, 1.0, 6) ** 2
+    check_grad(_stencil_into_out, x)
+    check_jvp(_stencil_into_out, x)
+
+
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
-def test_stencil_with_out_is_refused_by_the_kernel_name(mode):
+def test_stencil_with_neighborhood_is_refused_by_the_kernel_name(mode):
     x = np.linspace(0.1, 1.0, 6)
-    with pytest.raises(adjit.UnsupportedError, match="(?s)'_second_difference'.*out="):
+    with pytest.raises(adjit.UnsupportedError, match="(?s)'_second_difference'.*neighborhood="):
         if mode == "grad":
-            adjit.grad(_stencil_into_out)(x)
+            adjit.grad(_stencil_with_neighborhood)(x)
         else:
-            adjit.jvp(_stencil_into_out)(x, x)
+            adjit.jvp(_stencil_with_neighborhood)(x, x)
 
 
 @numba.njit

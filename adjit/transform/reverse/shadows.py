@@ -32,8 +32,8 @@ from ...ir.lists import ARRAY_MAKERS, list_reduction
 from ...rules.arrays import ALLOCATIONS, fresh_shadow
 from ..analysis import call_writes, callee_draws_random, is_float_array
 from .tuple_items import TupleItems
-from ..calls import (array_op_site, call_name, elementwise_parts, emit_array_op, has_rule,
-                     matmul_parts)
+from ..calls import (array_op_site, call_name, classify_call, elementwise_parts,
+                     emit_array_op, has_rule, matmul_parts, unsupported_detail)
 
 
 def shadow_arg(name):
@@ -296,11 +296,23 @@ class Shadows(TupleItems):
         source = self.alias_phi_source(name)
         if source is not None:
             return self.shadow_of(ir.Var(var.scope, source, loc), loc, e)
+        self.refuse_unsupported_call(value, loc)
         raise self.unsupported(f"{self.user_name(var.name)} (an array made inside the "
                                "function from differentiated inputs)", loc,
                                "no rule says how this array is made; register one with "
                                "adjit.extend, or build it with NumPy calls or an @njit "
                                "helper")
+
+    def refuse_unsupported_call(self, value, loc):
+        """An array made by a call no rule covers: refuse the call itself, by name and
+        with its reason (as its own handler would, which runs later going backwards)."""
+        if not (isinstance(value, ir.Expr) and value.op == "call"):
+            return
+        cls = classify_call(self.fn, value)
+        if cls.kind == "unsupported":
+            name = (call_name(cls.key) if cls.key is not None
+                    else str(self.typeof(value.func.name)))
+            raise self.unsupported(f"'{name}'", loc, unsupported_detail(self.fn, value, cls))
 
     def find_local_arrays(self):
         """Active arrays allocated in the function, ``{name: stmt}``: those allocated once

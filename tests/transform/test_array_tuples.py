@@ -81,3 +81,25 @@ def test_reverse_mode_refuses(f, args, message):
 @pytest.mark.parametrize("f, args, message", REFUSED, ids=[r[0].__name__ for r in REFUSED])
 def test_forward_mode_differentiates(f, args, message):
     check_jvp(f, *args)
+
+
+_RECORD = np.dtype([("a", "f8"), ("b", "f8")])
+
+
+@numba.njit
+def _store_square(g, x):
+    g["a"] = x * x
+
+
+def stores_into_a_record(x, recs):
+    _store_square(recs[0], x)
+    return recs[0]["a"] + 1.0
+
+
+def test_a_helper_storing_into_a_record_is_refused():
+    # nothing follows a float stored into a record: refused, never a silent zero
+    recs = np.zeros(2, dtype=_RECORD)
+    with pytest.raises(adjit.UnsupportedError, match="may store them into 'recs\\[...\\]'"):
+        adjit.grad(stores_into_a_record)(1.5, recs)
+    with pytest.raises(adjit.UnsupportedError):
+        adjit.jvp(stores_into_a_record)(1.5, recs, 1.0)

@@ -35,6 +35,7 @@ def rev_derived_call(ctx, stmt, e, dispatcher):
             raise ctx.unsupported(f"call to '{dispatcher.py_func.__qualname__}' returning "
                                   f"{ctx.typeof(target.name)}", stmt.loc)
         if not ctx.derives_call(stmt):
+            refuse_untracked_writes(ctx, stmt, dispatcher)
             return  # a float-free result: the primal call is all there is
         # it may write into the arrays: its reverse transfers and undoes those writes
     mask = tuple(i for i, g in enumerate(groups)
@@ -96,6 +97,26 @@ def refuse_opaque_arguments(ctx, stmt, groups):
             if a.name in ctx.act.carriers and (not ctx.active_tuple(a) or g.packed):
                 raise ctx.unsupported(f"passing a {ctx.typeof(a.name)} holding "
                                       "differentiated values to a call", stmt.loc)
+
+
+def refuse_untracked_writes(ctx, stmt, dispatcher):
+    """A call whose result carries nothing differentiable and which takes no active
+    array can still store differentiated values into a record, a ``@jitclass`` instance
+    or a typed container it is given, where no shadow follows them: refuse it rather than
+    drop that derivative."""
+    args = stmt.value.args
+    if not any(ctx.is_active(a) or a.name in ctx.act.carriers for a in args):
+        return
+    for a in args:
+        typ = ctx.typeof(a.name)
+        if isinstance(typ, (types.Record, types.ClassInstanceType, types.ListType,
+                            types.DictType, types.List)) or (
+                isinstance(typ, types.Array) and isinstance(typ.dtype, types.Record)):
+            raise ctx.unsupported(
+                f"passing differentiated values to '{dispatcher.py_func.__qualname__}', "
+                f"which may store them into {ctx.user_name(a.name)} (a {typ})", stmt.loc,
+                "adjit follows derivatives through floats, tuples and float arrays only; "
+                "have the helper return the values instead")
 
 
 def accumulate_cotangent(ctx, e, arg, cot):

@@ -508,6 +508,9 @@ class Shadows(TupleItems):
             return f"'{call_name(callee)}(...)'"
         if self.tuple_item(value) is not None:
             return f"item {value.index} of {self.user_name(value.value.name)}"
+        if isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem"):
+            inner = self.user_name(value.value.name)
+            return f"{inner[:-1]}[...]'" if inner.endswith("'") else f"a part of {inner}"
         if isinstance(value, ir.Expr) and value.op in ("binop", "inplace_binop"):
             symbol = _OPERATOR_SYMBOLS.get(value.fn, getattr(value.fn, "__name__", value.fn))
             return f"the result of '{symbol}'"

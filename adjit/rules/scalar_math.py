@@ -46,6 +46,8 @@ defderivs((math.log2, np.log2),
 defderivs((math.sqrt, np.sqrt), lambda ans, x: 0.5 / ans)
 defderivs((np.cbrt,), lambda ans, x: 1.0 / (3.0 * ans * ans))
 defderivs((np.square,), lambda x: 2.0 * x)
+defderivs((math.radians, np.radians, np.deg2rad), lambda x: 0.017453292519943295)
+defderivs((math.degrees, np.degrees, np.rad2deg), lambda x: 57.29577951308232)
 defderivs((math.erf,), lambda x: 2.0 / _SQRT_PI * math.exp(-x * x))
 defderivs((math.erfc,), lambda x: -2.0 / _SQRT_PI * math.exp(-x * x))
 defderivs((math.atan2, np.arctan2),

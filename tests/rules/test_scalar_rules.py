@@ -87,6 +87,10 @@ def np_arctanh(x): return np.arctanh(x)
 def np_exp2(x): return np.exp2(x)
 def np_cbrt(x): return np.cbrt(x)
 def np_square(x): return np.square(x)
+def m_radians(x): return math.radians(x) * math.cos(np.radians(x))
+def np_deg2rad(x): return np.deg2rad(x) ** 2
+def m_degrees(x): return math.degrees(x) * np.degrees(x)
+def np_rad2deg(x): return np.rad2deg(x) ** 3
 def np_absolute(x): return np.absolute(x)
 def np_fabs(x): return np.fabs(x)
 def np_negative(x): return np.negative(x)
@@ -149,6 +153,10 @@ UNARY = [
     (np_exp2, [-1.0, 0.5, 2.0]),
     (np_cbrt, [0.3, 2.0, 9.0]),
     (np_square, [-1.3, 0.7]),
+    (m_radians, [-40.0, 75.0]),
+    (np_deg2rad, [-40.0, 75.0]),
+    (m_degrees, [-0.4, 1.3]),
+    (np_rad2deg, [-0.4, 1.3]),
     (np_absolute, [-1.3, 0.7]),
     (np_fabs, [-1.3, 0.7]),
     (np_negative, [-1.3, 0.7]),

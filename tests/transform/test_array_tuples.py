@@ -1,6 +1,7 @@
 """Tuples holding arrays that reverse mode still refuses, by name, in grad (forward mode
-handles each of them, checked against finite differences). The supported forms are in
-tests/corpus/array_tuples.py, run in every mode by tests/test_idioms.py."""
+handles each of them, checked against finite differences), and a helper storing into a
+record, which both modes refuse. The supported forms are in tests/corpus/array_tuples.py,
+run in every mode by tests/test_idioms.py."""
 import numba
 import numpy as np
 import pytest

@@ -353,6 +353,18 @@ def stencil_into_out(u, c):
     return np.sum(unew ** 2) + np.sum(np.sin(r))
 
 
+@numba.njit
+def _softened_energy(x, softening=None):
+    # pytreegrav's optional array argument (Numba prunes the branch per type)
+    if softening is None:
+        softening = np.zeros_like(x)
+    return np.sum(x * x * softening + np.sqrt(x * x + softening ** 2))
+
+
+def optional_array_argument(x, s):
+    return _softened_energy(x, s) + _softened_energy(x)
+
+
 def stencil_two_inputs(a, b):
     # a stencil reading two arrays relatively
     return np.sum(_wedge(a, b) ** 2)
@@ -416,5 +428,6 @@ CASES = [
                                np.array([0.3, -0.5, 1.2, -0.1, 0.7, -0.9])), (0, 1)),
     Case(stencil_two_inputs, (X6, X6[::-1].copy()), (0, 1)),
     Case(stencil_into_out, (X6, 0.7), (0, 1)),
+    Case(optional_array_argument, (X6, X6[::-1].copy()), (0, 1)),
     Case(jitclass_parameters, (X6, SPRINGS), 0),
 ]

@@ -181,6 +181,9 @@ def apply_array_rule(ctx, stmt, e, prim, args):
     primitive from float arrays to a float (``np.sum``, ``np.dot``, ``x @ y`` ...)."""
     rule, target = lookup_array(prim), stmt.target
     name = prim_name(prim)
+    if rule is None and lookup(prim) is NONDIFF and not is_differentiable(
+            ctx.typeof(target.name)):
+        return  # declared without a derivative: ``x is None``, ``x is not y``
     if rule is None or len(args) != rule.arity or not ctx.active_float(target):
         raise ctx.unsupported(f"'{name}' on arrays returning {ctx.typeof(target.name)}",
                               stmt.loc, "array-valued operations, and reductions with an "

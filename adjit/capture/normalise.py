@@ -4,6 +4,7 @@ Each pass does one job so that the transform sees fewer node kinds. Passes keep 
 and calltypes consistent (a rewritten expression inherits the signature of the one it
 replaces). ``NORMALISE`` lists them in order.
 """
+import numpy as np
 from numba.core import ir, types
 
 from ..ir.builder import fresh_name
@@ -151,6 +152,42 @@ class NestVariadicMinMax(Pass):
             block.body = body
 
 
+class WholeArrayAxisReduction(Pass):
+    """``np.sum(v, axis=-1)`` (or ``axis=0``, or ``v.sum(axis=0)``) of a 1-D array is
+    ``np.sum(v)``, as code written for N-D inputs uses it: the whole-array reduction rule
+    then covers it."""
+
+    name = "whole_array_axis_reduction"
+
+    def run(self, fn):
+        from numba.core.registry import cpu_target
+        reductions = (np.sum,)  # (Numba has no axis= for the other reductions)
+        consts = {s.target.name: s.value.value for b in fn.func_ir.blocks.values()
+                  for s in b.body if isinstance(s, ir.Assign) and isinstance(s.value, ir.Const)}
+        for block in fn.func_ir.blocks.values():
+            for stmt in block.body:
+                val = stmt.value if isinstance(stmt, ir.Assign) else None
+                if not (isinstance(val, ir.Expr) and val.op == "call" and val.args
+                        and global_value(fn.func_ir.blocks, val.func) in reductions):
+                    continue
+                kws = dict(val.kws)
+                axis = (val.args[1] if len(val.args) == 2 and not kws else
+                        kws.get("axis") if len(val.args) == 1 and list(kws) == ["axis"]
+                        else None)
+                arr = fn.typeof(val.args[0].name)
+                if (axis is None or consts.get(axis.name) not in (0, -1)
+                        or not (isinstance(arr, types.Array) and arr.ndim == 1)):
+                    continue
+                sig = cpu_target.typing_context.resolve_function_type(
+                    fn.typeof(val.func.name), (arr,), {})
+                if sig is None or sig.return_type != fn.typeof(stmt.target.name):
+                    continue
+                new = ir.Expr.call(val.func, [val.args[0]], (), val.loc)
+                fn.calltypes.pop(val, None)
+                fn.calltypes[new] = sig
+                stmt.value = new
+
+
 class SquareToMultiply(Pass):
     """``a ** 2`` becomes ``a * a`` (bit-identical in IEEE arithmetic): its rules are then a
     product's, instead of a general power's ``b * a ** (b - 1)`` and ``log`` terms."""
@@ -236,7 +273,8 @@ NORMALISE = [InplaceArrayToSliceWrite(), FillToSliceWrite(), OutArgumentToSliceW
              CompositesToHelpers(), MethodsToFunctions(), JitclassMethodsToCalls(),
              BindCallArguments(), CallNumberClassGlobals(), VectorizeToLoops(),
              FlatIterationToRavel(), IndexArrayIteration(), IndexListIteration(),
-             ForwardTupleItems(), NestVariadicMinMax(), SquareToMultiply(),
+             ForwardTupleItems(), NestVariadicMinMax(), WholeArrayAxisReduction(),
+             SquareToMultiply(),
              CommonElementReads()]
 
 

@@ -21,7 +21,7 @@ nondiff(
     int, len, range, round, math.floor, math.ceil, math.trunc, math.isnan, math.isinf,
     math.isfinite, np.floor, np.ceil, np.trunc, np.rint, np.round, np.sign,
     np.isnan, np.isinf, np.isfinite, np.isclose, math.isclose, np.int64, np.int32, np.intp,
-    np.argmax, np.argmin,
+    np.argmax, np.argmin, np.shape, np.size,
     length_of_iterator,  # (the size of an array comprehension)
     # index-valued functions of arrays
     np.argsort, (types.Array, "argsort"), np.flatnonzero, np.nonzero, np.searchsorted,

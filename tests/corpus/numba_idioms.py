@@ -365,6 +365,13 @@ def optional_array_argument(x, s):
     return _softened_energy(x, s) + _softened_energy(x)
 
 
+def written_for_nd_inputs(x, w):
+    # np.shape and axis=-1 of a 1-D array, as code written for N-D inputs has them
+    out = np.zeros(np.shape(x))
+    out[:] = x * w
+    return np.sum(np.square(out), axis=-1) + (x * w).sum(axis=0) * np.size(x)
+
+
 def stencil_two_inputs(a, b):
     # a stencil reading two arrays relatively
     return np.sum(_wedge(a, b) ** 2)
@@ -429,5 +436,6 @@ CASES = [
     Case(stencil_two_inputs, (X6, X6[::-1].copy()), (0, 1)),
     Case(stencil_into_out, (X6, 0.7), (0, 1)),
     Case(optional_array_argument, (X6, X6[::-1].copy()), (0, 1)),
+    Case(written_for_nd_inputs, (X6, X6[::-1].copy()), (0, 1)),
     Case(jitclass_parameters, (X6, SPRINGS), 0),
 ]

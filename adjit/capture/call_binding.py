@@ -10,6 +10,7 @@ Every call keeps its calltypes entry (the same ``ir.Expr`` object, mutated), wit
 argument types of the rewritten call; new variables get typemap entries.
 """
 import inspect
+import operator
 
 import numba
 import numpy as np
@@ -17,7 +18,7 @@ from numba.core import ir, types
 from numba.core.registry import cpu_target
 
 from ..ir.builder import fresh_name
-from ..ir.nodes import global_values
+from ..ir.nodes import global_value, global_values
 
 #: NumPy allocations whose keyword forms (``dtype=``, ``num=``...) are made positional.
 NUMPY_ALLOCATIONS = frozenset({
@@ -69,6 +70,68 @@ def built_tuple_items(defs, var):
     return None
 
 
+def star_items(fn, defs, scope, var, loc):
+    """``(reads, items)``: the variables a ``*t`` argument spreads into, and the
+    assignments reading those that are items of a tuple made elsewhere. ``h(x, *args)``
+    passes ``(x,) + tuple(args)``: each side is a tuple built here or one whose items are
+    read (``unpack_tuple``). ``(None, None)`` when neither applies."""
+    items = built_tuple_items(defs, var)
+    if items is not None:
+        return [], items
+    value = defs.get(var.name)
+    while isinstance(value, ir.Var):  # copies
+        var, value = value, defs.get(value.name)
+    if isinstance(value, ir.Expr) and value.op == "binop" and value.fn is operator.add:
+        left = star_items(fn, defs, scope, value.lhs, loc)
+        right = star_items(fn, defs, scope, value.rhs, loc)
+        if left[1] is not None and right[1] is not None:
+            return left[0] + right[0], left[1] + right[1]
+        return None, None
+    if (isinstance(value, ir.Expr) and value.op == "call" and len(value.args) == 1
+            and isinstance(defs.get(value.func.name), ir.Global)
+            and defs[value.func.name].value is tuple):  # tuple(args): the same items
+        return star_items(fn, defs, scope, value.args[0], loc)
+    reads = unpack_tuple(fn, scope, var, loc)
+    return (reads, [r.target for r in reads]) if reads is not None else (None, None)
+
+
+def unpack_tuple(fn, scope, var, loc):
+    """Assignments ``t_k = t[k]`` reading every item of tuple ``var`` (``h(*args)`` with
+    ``args`` an argument), typed; None when ``var`` is not a tuple of known length."""
+    typ = fn.typeof(var.name)
+    if not isinstance(typ, types.BaseTuple) or isinstance(
+            typ, (types.StarArgTuple, types.StarArgUniTuple)):
+        return None
+    reads = []
+    for k, item in enumerate(typ.types):
+        target = ir.Var(scope, fresh_name("$star_item"), loc)
+        fn.typemap[target.name] = item
+        reads.append(ir.Assign(ir.Expr.static_getitem(var, k, None, loc), target, loc))
+    return reads
+
+
+def drop_unread_packing(fn):
+    """Remove what packed a ``*t`` argument that is now spread (``tuple(args)``, the
+    ``(x,) + ...`` concatenation and their copies) once nothing reads it: left in place,
+    the transforms would meet a ``tuple(...)`` call of differentiated values."""
+    blocks = fn.func_ir.blocks.values()
+
+    def packing(stmt):
+        value = stmt.value
+        if not isinstance(fn.typeof(stmt.target.name), types.BaseTuple):
+            return False
+        return isinstance(value, ir.Var) or (isinstance(value, ir.Expr) and (
+            value.op == "build_tuple" or (value.op == "binop" and value.fn is operator.add)
+            or (value.op == "call" and len(value.args) == 1
+                and global_value(fn.func_ir.blocks, value.func) is tuple)))
+    for _ in range(4):
+        read = {v.name for b in blocks for s in b.body for v in s.list_vars()
+                if not (isinstance(s, ir.Assign) and v is s.target)}
+        for block in blocks:
+            block.body = [s for s in block.body if not (
+                isinstance(s, ir.Assign) and s.target.name not in read and packing(s))]
+
+
 class BindCallArguments:
     """``h(x, scale=s)``, ``h(x)``, ``h(*t)``, ``np.zeros(n, dtype=d)`` -> positional.
 
@@ -102,25 +165,26 @@ class BindCallArguments:
                     body.extend(self.bind(fn, block, stmt, expr, defs, gvals))
                 body.append(stmt)
             block.body = body
+        drop_unread_packing(fn)
 
     def bind(self, fn, block, stmt, expr, defs, gvals):
         """Rewrite one call in place; return the constant assignments to put before it."""
-        positional = list(expr.args)
+        positional, reads = list(expr.args), []
         if expr.vararg is not None:
-            items = built_tuple_items(defs, expr.vararg)
+            reads, items = star_items(fn, defs, block.scope, expr.vararg, stmt.loc)
             if items is None:
                 return []
             positional += items
         ftype = fn.typeof(expr.func)
         sig = fn.calltypes[expr]
         if isinstance(ftype, types.Dispatcher):
-            return self.bind_dispatcher(fn, block, stmt, expr, positional, ftype, sig)
+            return reads + self.bind_dispatcher(fn, block, stmt, expr, positional, ftype, sig)
         callee = gvals.get(expr.func.name, getattr(ftype, "typing_key", None))
         if isinstance(ftype, types.Function) and _in(callee, NUMPY_ALLOCATIONS):
-            return self.bind_function(fn, block, stmt, expr, positional, ftype, sig)
+            return reads + self.bind_function(fn, block, stmt, expr, positional, ftype, sig)
         if expr.vararg is not None and not expr.kws:
             self.expand_vararg(fn, expr, positional, ftype, sig)
-        return []
+        return reads
 
     def bind_dispatcher(self, fn, block, stmt, expr, positional, ftype, sig):
         """An ``@njit`` callee: all parameters positional, omitted defaults as constants."""

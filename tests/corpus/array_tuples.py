@@ -2,7 +2,8 @@
 prices ``call, put = black_scholes(...)``, indicator bands, a leapfrog step
 ``a, b = step(a, b)`` in a loop, an unused item ``call, _ = ...``, ``t[1]``, a mixed
 ``(array, float, out)`` result, an ``out=`` argument handed back as an item, a tuple
-argument passed on to another helper, and ``*arrays`` parameters."""
+argument passed on to another helper, ``*arrays`` parameters, and a parameter tuple
+spread into a call (``RS(X, t, *args)``)."""
 import math
 
 import numba
@@ -157,6 +158,25 @@ def star_arguments(x, y):
     return _sum_of_products(0.5, x, y * y, x) + _sum_of_products(2.0, y, x, np.ones(3))
 
 
+@numba.njit
+def _decay(x, t, a, b):
+    return -a * x + b * np.sin(t)
+
+
+@numba.njit
+def _euler_step(RS, X, t, h, args):
+    # rotary_states' integrators: the right-hand side and its parameters are arguments,
+    # spread with *args into the call
+    return h * RS(X, t, *args)
+
+
+def integrate_with_parameter_tuple(x0, a):
+    X = x0.copy()
+    for i in range(3):
+        X = X + _euler_step(_decay, X, 0.1 * i, 0.1, (a, 0.5))
+    return np.sum(X * X)
+
+
 CASES = [
     Case(option_book_value, (np.linspace(9.0, 11.0, 4), np.linspace(9.5, 10.5, 4),
                              np.linspace(0.2, 0.3, 4)), (0, 1, 2)),
@@ -169,6 +189,7 @@ CASES = [
     Case(pendulum_loop, (np.linspace(0.1, 0.9, 4), 0.1), (0, 1)),
     Case(tuple_argument, (np.linspace(0.1, 0.9, 3), 1.3), (0, 1)),
     Case(star_arguments, (np.linspace(0.1, 0.9, 3), np.array([1.5, -0.5, 0.7])), (0, 1)),
+    Case(integrate_with_parameter_tuple, (np.linspace(0.2, 1.0, 3), 0.7), (0, 1)),
     Case(returned_out_arguments, (np.array([0.0, 0.7, 1.9, 3.2]), np.array([1.0, 2.0, 0.5, 1.5]),
                                   np.zeros(4), np.zeros(4)), (0, 1)),
 ]

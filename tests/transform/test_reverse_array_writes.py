@@ -399,3 +399,21 @@ def test_a_differentiated_fill_value_in_every_mode():
     for f, args in ((_filled, (x, y)), (_filled_in_loop, (0.4,))):
         check_jvp(f, *args)  # (the tangent of np.full was zero before)
         check_hvp(f, *args, argnums=0)
+
+
+def _scaled_in_turn(x):
+    # a local array written in place and read whole in between: the reverse pass must
+    # see it as it was at each read (it was reading its final values)
+    w = np.ones(3)
+    s = 0.0
+    for i in range(3):
+        w[i] *= 2.0
+        s += np.sum(w * x)
+        w[i] /= 2.0
+    return s
+
+
+def test_local_array_written_between_whole_reads():
+    x = np.array([0.1, 0.2, 0.3])
+    g = check_grad(_scaled_in_turn, x)
+    np.testing.assert_allclose(g, [4.0, 4.0, 4.0], rtol=1e-14)

@@ -57,11 +57,12 @@ def counter(name):
 
 
 def is_basic_index(typ):
-    """Integers, slices, ``None`` (``np.newaxis``) and tuples of them: indexing that
-    returns a view, not a copy."""
+    """Integers, slices, ``None`` (``np.newaxis``), ``...`` and tuples of them: indexing
+    that returns a view, not a copy."""
     if isinstance(typ, types.BaseTuple):
         return all(is_basic_index(t) for t in typ.types)
-    return isinstance(typ, (types.Integer, types.SliceType, types.NoneType))
+    return isinstance(typ, (types.Integer, types.SliceType, types.NoneType,
+                            types.EllipsisType))
 
 
 def is_element_index(typ, ndim):
@@ -86,7 +87,7 @@ class Shadows(TupleItems):
         self.fwd_after = {}
         self.tuple_items = self.find_tuple_items()
         self.local_arrays, self.lazy_arrays = self.find_local_arrays()
-        self.written, self.mutated = self.find_writes()
+        self.written, self.mutated, self.unrestored = self.find_writes()
 
     # -- aliasing ---------------------------------------------------------------------
     def array_root(self, name):
@@ -373,10 +374,12 @@ class Shadows(TupleItems):
 
     # -- which primal arrays the reverse pass may read ----------------------------------
     def find_writes(self):
-        """``(written, mutated)`` array bases: ``written`` by element writes here or in a
-        derived callee (undone on the way back when they are arguments), ``mutated`` in
-        ways that are not undone. An unknown base is recorded as None."""
-        written, mutated = set(), set()
+        """``(written, mutated, unrestored)`` array bases: ``written`` by element writes
+        here or in a derived callee (undone on the way back when they are arguments, and
+        by the callee's reverse), ``mutated`` in ways that are not undone, ``unrestored``
+        the written ones whose element writes here are not undone (local arrays). An
+        unknown base is recorded as None."""
+        written, mutated, unrestored = set(), set(), set()
         for block in self.blocks.values():
             for stmt in block.body:
                 if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)) and isinstance(
@@ -384,8 +387,11 @@ class Shadows(TupleItems):
                     base = self.array_base(stmt.target.name)
                     self.check_written_argument(stmt, base)
                     index = stmt.index if isinstance(stmt, ir.SetItem) else stmt.index_var
-                    # element and selection writes alike are undone on the way back
+                    # element and selection writes alike are undone on the way back,
+                    # in arguments only (rev_setitem)
                     (written if index is not None else mutated).add(base)
+                    if base is None or not isinstance(self.definition(base), ir.Arg):
+                        unrestored.add(base)
                     continue
                 value = getattr(stmt, "value", None)
                 if not isinstance(value, ir.Expr):
@@ -399,7 +405,7 @@ class Shadows(TupleItems):
                     if self.derives_call(stmt):  # its reverse restores its writes
                         written.update(self.array_base(a.name)
                                        for a in call_writes(self.fn, value))
-        return written, mutated
+        return written, mutated, unrestored
 
     def check_written_argument(self, stmt, base):
         """A differentiated value written into an argument that has no gradient; any
@@ -530,4 +536,6 @@ class Shadows(TupleItems):
             return False
         if base in self.mutated or None in self.mutated:
             return False
+        if base in self.unrestored or None in self.unrestored:
+            return False  # written here and never restored: it holds its final values
         return not (reads_data and (base in self.written or None in self.written))

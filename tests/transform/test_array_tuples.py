@@ -1,10 +1,12 @@
 """Tuples holding arrays that reverse mode still refuses, by name, in grad (forward mode
 handles each of them, checked against finite differences), and a helper storing into a
-record, which both modes refuse. The supported forms are in tests/corpus/array_tuples.py,
+record or a @jitclass made from differentiated values, which both modes refuse. The
+supported forms are in tests/corpus/array_tuples.py,
 run in every mode by tests/test_idioms.py."""
 import numba
 import numpy as np
 import pytest
+from numba.experimental import jitclass
 
 import adjit
 from adjit.testing import check_jvp
@@ -104,3 +106,21 @@ def test_a_helper_storing_into_a_record_is_refused():
         adjit.grad(stores_into_a_record)(1.5, recs)
     with pytest.raises(adjit.UnsupportedError):
         adjit.jvp(stores_into_a_record)(1.5, recs, 1.0)
+
+
+@jitclass([("S", numba.float64)])
+class _Spot:
+    def __init__(self, s):
+        self.S = s
+
+
+def value_object(s):
+    spot = _Spot(s)
+    return spot.S * spot.S
+
+
+def test_a_jitclass_made_from_differentiated_values_is_refused_by_field():
+    with pytest.raises(adjit.UnsupportedError, match="reading '.S' of 'spot', a @jitclass"):
+        adjit.grad(value_object)(2.0)
+    with pytest.raises(adjit.UnsupportedError, match="_Spot"):
+        adjit.jvp(value_object)(2.0, 1.0)

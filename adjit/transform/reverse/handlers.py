@@ -237,8 +237,16 @@ def rev_getattr(ctx, stmt, e):
     """fwd: ``y = x.T`` (a view) or ``x.shape`` etc. / rev: nothing (a view's shadow is
     rebuilt where it is used; attributes such as ``.shape`` are integers)."""
     site = array_op_site(ctx.fn, stmt.value)
-    if site is None and ctx.active_float(stmt.target):
-        rev_reject(ctx, stmt, e)
+    if site is None and (ctx.active_float(stmt.target) or ctx.active_array(stmt.target)):
+        owner = stmt.value.value
+        typ = ctx.typeof(owner.name)
+        kind = (f"@jitclass {typ.classname} instance" if isinstance(
+            typ, types.ClassInstanceType) else str(typ))
+        raise ctx.unsupported(
+            f"reading '.{stmt.value.attr}' of {ctx.user_name(owner.name)}, a {kind} "
+            "holding differentiated values", stmt.loc,
+            "adjit follows derivatives through floats, tuples and float arrays; pass "
+            "those to the code instead of an object made from them")
 
 
 def rev_getitem(ctx, stmt, e):

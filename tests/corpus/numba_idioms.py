@@ -372,6 +372,16 @@ def written_for_nd_inputs(x, w):
     return np.sum(np.square(out), axis=-1) + (x * w).sum(axis=0) * np.size(x)
 
 
+def integrate_until(q0, h):
+    # rotary_states' last_state: an in-place update in a value-dependent while loop
+    X = q0.copy()
+    t = 0.0
+    while t + h < 0.35:
+        X += h * np.sin(X)
+        t += h
+    return np.sum(X * X)
+
+
 def stencil_two_inputs(a, b):
     # a stencil reading two arrays relatively
     return np.sum(_wedge(a, b) ** 2)
@@ -437,5 +447,6 @@ CASES = [
     Case(stencil_into_out, (X6, 0.7), (0, 1)),
     Case(optional_array_argument, (X6, X6[::-1].copy()), (0, 1)),
     Case(written_for_nd_inputs, (X6, X6[::-1].copy()), (0, 1)),
+    Case(integrate_until, (X6, 0.1), (0, 1)),
     Case(jitclass_parameters, (X6, SPRINGS), 0),
 ]

@@ -362,14 +362,20 @@ class Shadows(TupleItems):
                     found.append(stmt)
         return found
 
-    def alias_phi_source(self, name):
+    def alias_phi_source(self, name, _seen=()):
         """For a phi of arrays that all are one array's memory (``a = x`` on two paths, or
-        ``w -= lr * g`` in a loop, whose phi merges ``w`` with itself), that array."""
+        ``w -= lr * g`` in a loop, whose phi merges ``w`` with itself; or the exit phi of a
+        rotated ``while`` loop, merging ``w`` with the loop's own alias phi), that array."""
         value = self.definition(name)
-        if not (isinstance(value, ir.Expr) and value.op == "phi"):
+        if not (isinstance(value, ir.Expr) and value.op == "phi") or name in _seen:
             return None
-        sources = {self.array_root(v.name) for v in value.incoming_values
-                   if isinstance(v, ir.Var)} - {name}
+        sources = set()
+        for v in value.incoming_values:
+            if isinstance(v, ir.Var):
+                root = self.array_root(v.name)
+                if root != name:
+                    sources.add(self.alias_phi_source(root, _seen + (name,)) or root)
+        sources.discard(name)
         return sources.pop() if len(sources) == 1 else None
 
     # -- which primal arrays the reverse pass may read ----------------------------------

@@ -249,9 +249,7 @@ class _JVPWrapper:
         given_types, tangent_types = flat[:n], flat[n:]
         active = tuple(i for i, t in enumerate(given_types) if is_differentiable(t))
         _check_tangents(self.fname, self.names, given_types, active, tangent_types)
-        # omitted trailing arguments take their defaults, as constants without tangents
-        defaults = [p.default for p in inspect.signature(self.py_func).parameters.values()][n:]
-        primal_types = given_types + tuple(types.unliteral(numba.typeof(d)) for d in defaults)
+        defaults, primal_types = _trailing_defaults(self.py_func, given_types, n)
         program = derive_jvp(self.func, primal_types, active)
         block, e = _entry_block(self.py_func)
         packed = e.assign(ir.Arg("args", 0, e.loc), target="args")
@@ -271,11 +269,26 @@ class _JVPWrapper:
         trailing parameters with defaults are omitted (``jvp(f)(x, y, dx, dy)`` for
         ``def f(x, y, scale=1.0)``). The split is unique: k arguments and one tangent per
         float among them grow together."""
-        params = list(inspect.signature(self.py_func).parameters.values())
-        required = sum(p.default is inspect.Parameter.empty for p in params)
-        fits = [k for k in range(required, len(params) + 1)
+        required, nparams = _parameter_counts(self.py_func)
+        fits = [k for k in range(required, nparams + 1)
                 if k + sum(map(is_differentiable, flat[:k])) == len(flat)]
-        return fits[0] if fits else len(params)
+        return fits[0] if fits else nparams
+
+
+def _parameter_counts(py_func):
+    """``(required, all)``: how many parameters have no default, and how many there are."""
+    params = inspect.signature(py_func).parameters.values()
+    return sum(p.default is inspect.Parameter.empty for p in params), len(params)
+
+
+def _trailing_defaults(py_func, given_types, n):
+    """The defaults of the parameters after the first ``n`` (omitted trailing arguments,
+    which become constants without tangents), and ``given_types`` with their types
+    appended: the primal types."""
+    params = list(inspect.signature(py_func).parameters.values())
+    defaults = [p.default for p in params][n:]
+    return defaults, tuple(given_types) + tuple(types.unliteral(numba.typeof(d))
+                                                for d in defaults)
 
 
 def _check_tangents(fname, names, primal_types, active, tangent_types):
@@ -402,16 +415,14 @@ class _HVPWrapper:
         py_func = py_function_of(self.func)
         fname = py_func.__qualname__
         flat = tuple(types.unliteral(t) for t in argtypes[0].types)  # the *args tuple
-        params = list(inspect.signature(py_func).parameters.values())
         n = len(flat) - len(self.argnums)
-        required = sum(p.default is inspect.Parameter.empty for p in params)
-        if not required <= n <= len(params) or max(self.argnums) >= n:
+        required, nparams = _parameter_counts(py_func)
+        if not required <= n <= nparams or max(self.argnums) >= n:
             raise ArgumentError(
                 f"hvp({fname}) takes the arguments ({', '.join(self.names)}; trailing "
                 f"defaults may be omitted) and then one tangent per argnums entry "
                 f"({len(self.argnums)}); got {len(flat)} values")
-        defaults = [p.default for p in params][n:]
-        primal_types = flat[:n] + tuple(types.unliteral(numba.typeof(d)) for d in defaults)
+        defaults, primal_types = _trailing_defaults(py_func, flat[:n], n)
         _check_differentiable(fname, self.names, primal_types, self.argnums)
         _check_tangents(fname, self.names, primal_types, self.argnums, flat[n:])
         g = grad(self.func, self.argnums[0] if self.single else self.argnums)

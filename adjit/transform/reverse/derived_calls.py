@@ -18,6 +18,7 @@ from ..analysis import (is_differentiable, is_float, is_float_array,
                         returned_argument_of_call)
 from ..calls import positional_count
 from .context import TAPE, bar, bar_item, shadow_arg
+from .shadows import empty_array
 
 
 def rev_derived_call(ctx, stmt, e, dispatcher):
@@ -174,9 +175,9 @@ def returned_ybar(ctx, stmt, e):
 
 def tuple_adjoint(ctx, e, var, loc):
     """A callee's ybar for its tuple result ``var``: the adjoint of each float item, the
-    shadow of each new array item (an empty array for an item not read, or one that is
-    an argument of the call, whose shadow the callee's reverse already updates), and 0
-    for the other items."""
+    shadow of each new array item (an empty array, which the callee's reverse skips, for
+    an item not read, or one that is an argument of the call, whose shadow the callee's
+    reverse already updates), and 0 for the other items."""
     typ = ctx.typeof(var.name)
     read = ctx.tuple_items.get(ctx.tuple_root(var.name), {})
     items = []
@@ -191,14 +192,7 @@ def tuple_adjoint(ctx, e, var, loc):
                                       " into two array variables", loc,
                                       "unpack the tuple once and reuse the variable")
             items.append(ctx.shadow_of(ir.Var(var.scope, names[0], loc), loc, e) if names
-                         else empty_cotangent(e, t))
+                         else empty_array(e, t, hint="nobar"))
         else:
             items.append(e.const(0, hint="zero"))
     return e.tuple(items, hint="ybar")
-
-
-def empty_cotangent(e, typ):
-    """An empty array standing for 'no cotangent' of an array item; the callee's reverse
-    skips it (``add_cotangent``)."""
-    shape = e.tuple([e.const(0, hint="zero")] * typ.ndim, hint="shape")
-    return e.call(np.zeros, [shape, e.glob(getattr(np, str(typ.dtype)))], hint="nobar")

@@ -23,7 +23,7 @@ from ..analysis import is_float, is_float_array, is_scalar, operands
 from .lists import start_shadows as start_list_shadows
 from .context import (TAPE, YBAR, bar, bar_item, is_basic_index, local_shadow, shadow_arg,
                       shape_of, zero_of)
-from .shadows import fresh_flag
+from .shadows import empty_array, fresh_flag
 from .handlers import emit_reverse
 from ...rules.arrays import add_cotangent, add_into, phi_transfer
 from .loops import counted_loops, inductions
@@ -451,9 +451,7 @@ class ReversePass:
             ctx.reset(e, name)
         for name in sorted(ctx.lazy_arrays):  # an empty shadow, replaced at its first use
             typ = ctx.typeof(name)
-            empty = e.tuple([e.const(0, hint="zero")] * typ.ndim, hint="shape")
-            e.call(np.zeros, [empty, e.glob(getattr(np, str(typ.dtype)))],
-                   target=local_shadow(name))
+            empty_array(e, typ, target=local_shadow(name))
             e.assign(ir.Const(True, e.loc), target=fresh_flag(name))
         starts = []
         for label in self.cfg.returns:

@@ -56,6 +56,13 @@ def counter(name):
     return f"{name}%idx"
 
 
+def empty_array(e, typ, **kw):
+    """``np.zeros`` of ``typ``'s rank and dtype with every length 0: a shadow not made
+    yet (``y%fresh`` marks it), or an array item's 'no cotangent' (``add_cotangent``)."""
+    shape = e.tuple([e.const(0, hint="zero")] * typ.ndim, hint="shape")
+    return e.call(np.zeros, [shape, e.glob(getattr(np, str(typ.dtype)))], **kw)
+
+
 def is_basic_index(typ):
     """Integers, slices, ``None`` (``np.newaxis``), ``...`` and tuples of them: indexing
     that returns a view, not a copy."""

@@ -20,7 +20,8 @@ from .compile.caches import OwnedCache
 from .compile.dispatcher import generated_dispatcher
 from .errors import ArgumentError
 from .ir.builder import Emitter
-from .runtime import tape_acquire
+from .runtime import tape_acquire, tape_depth
+from .runtime.guard import unwinding_call
 from .transform.analysis import callee_writes, is_differentiable, is_float, is_float_array
 from .transform.reverse.program import derive
 
@@ -127,17 +128,21 @@ class _Wrapper:
         for i, value in defaults.items():
             args[i] = e.const(value, hint="default")
         tape = e.call(tape_acquire, [], hint="tape")
+        # both passes run through unwinding_call: an exception that escapes them (and may
+        # be caught in @njit code) first sets the tape back to this depth
+        depth = e.call(tape_depth, [tape], hint="depth")
+        passes = _passes(e, tape, depth)
         if self.kind == "grad":  # the value is never read: push the records, nothing else
-            e.call(program.fwd_tape, [tape] + args[:n], hint="pushed")
+            passes(program.fwd_tape, args[:n], hint="pushed")
         else:
-            y = e.call(program.fwd, [tape] + args[:n], hint="y")
+            y = passes(program.fwd, args[:n], hint="y")
         if self.kind == "vjp":
             self._check_ybar(e, primal_types, argtypes[n], y, args[n])
         shadows = [e.call(np.zeros_like, [args[i]], hint="shadow") for i in program.array_args]
         seed = args[n] if self.kind == "vjp" else e.const(
             np.float32(1.0) if capture(self.func, primal_types).return_type == types.float32
             else 1.0, hint="one")
-        cots = e.call(program.rev, [tape] + args[:n] + shadows + [seed], hint="cots")
+        cots = passes(program.rev, args[:n] + shadows + [seed], hint="cots")
         if self.kind == "vjp":
             e.ret(e.tuple([y, cots]))
             return {0: block}
@@ -145,6 +150,13 @@ class _Wrapper:
         result = grads[0] if self.single else e.tuple(grads)
         e.ret(e.tuple([y, result]) if self.kind == "value_and_grad" else result)
         return {0: block}
+
+
+def _passes(e, tape, depth):
+    """Emit calls of derivative passes that unwind the tape to ``depth`` on an exception."""
+    def call(dispatcher, args, hint):
+        return e.call(unwinding_call, [e.glob(dispatcher), tape, depth] + args, hint=hint)
+    return call
 
 
 def _finish(disp, func, spec, label, cache):

@@ -13,7 +13,7 @@ import pytest
 import adjit
 from adjit.extend import defderiv
 from adjit.runtime import current_depth
-from adjit.testing import check_grad, check_hvp, check_jvp
+from adjit.testing import check_grad, check_hvp, check_jvp, check_vjp
 
 
 def _all_modes(f, x, v=1.0):
@@ -464,6 +464,54 @@ def test_exceptions_caught_inside_njit_leave_no_tape_records():
     assert _grad_raises_when_large(small) == pytest.approx(np.sin(small) + small * np.cos(small))
     before = current_depth()
     assert _catch_every_raise(np.ones((500, 5))) == 500
+    assert current_depth() == before
+
+
+@numba.njit(boundscheck=True)
+def _energy_at(x, i):
+    # the helper pushes records, then Numba itself raises IndexError (boundscheck)
+    s = 0.0
+    for k in range(x.shape[0]):
+        s += math.sin(x[k]) * x[k]
+    return s * x[i]
+
+
+@numba.njit
+def _indexed_energy(x, i):
+    return _energy_at(x, i) + x[0] * x[0]
+
+
+_g_indexed = adjit.grad(_indexed_energy)
+_vg_indexed = adjit.value_and_grad(_indexed_energy)
+_vjp_indexed = adjit.vjp(_indexed_energy)
+_hvp_indexed = adjit.hvp(_indexed_energy)
+
+
+@numba.njit
+def _catch_numba_raises(x, v, n):
+    caught = 0
+    total = 0.0
+    for k in range(n):
+        i = k % (x.shape[0] + 2)  # every few calls the index is out of bounds
+        try:
+            total += (_g_indexed(x, i)[0] + _vg_indexed(x, i)[1][0]
+                      + _vjp_indexed(x, i, 1.0)[1][0][0] + _hvp_indexed(x, i, v)[0])
+        except Exception:
+            caught += 1
+    return caught, total
+
+
+def test_numba_raised_exceptions_caught_inside_njit_leave_no_tape_records():
+    # an exception raised by Numba itself (IndexError under boundscheck), deep in a
+    # helper, is caught in @njit code: each transform unwinds its tape as it passes
+    x, v = np.array([0.3, -0.7, 1.1]), np.array([1.0, 0.5, -2.0])
+    for i in range(3):
+        check_grad(_indexed_energy, x, i)
+        check_vjp(_indexed_energy, x, i)
+        check_hvp(_indexed_energy, x, i)
+    before = current_depth()
+    caught, total = _catch_numba_raises(x, v, 1000)
+    assert caught == 400 and np.isfinite(total)
     assert current_depth() == before
 
 

@@ -16,6 +16,7 @@ from ..rules import NONDIFF, lookup
 from ..rules.core import adjoint_product
 from ..rules.matmul import MATRIX_PRODUCTS
 from ..rules.registry import classify_array_call
+from ..runtime.guard import unwinding_call
 from .analysis import is_float_array
 from ..ir.nodes import single_definition
 from ..ir.lists import (display_name, list_arguments, list_method, list_reduction,
@@ -200,7 +201,7 @@ def positional_count(dispatcher):
 
 #: what ``classify_call`` can answer; each mode maps every kind to one handler
 CALL_KINDS = ("array_op", "list_method", "list_new", "list_reduction", "tape_push",
-              "tape_pop", "allocation", "accumulating_bilinear", "adjoint_product", "linear",
+              "tape_pop", "unwinding_call", "allocation", "accumulating_bilinear", "adjoint_product", "linear",
               "derived", "elementwise", "matmul", "reduction", "nondiff", "scalar",
               "unsupported")
 
@@ -330,6 +331,8 @@ def _special_kind(key, allocations, accumulating, tape_rt):
         return None
     if key is tape_rt.tape_push:
         return "tape_push"
+    if key is unwinding_call:
+        return "unwinding_call"
     if key is adjoint_product:
         return "adjoint_product"
     if any(key is pop for pop in tape_rt._pop_cache.values()):

@@ -19,6 +19,7 @@ from ..rules import NONDIFF, lookup
 from ..rules.arrays import FILLED
 from ..rules.core import ZERO, FuncPartial, lookup_linear
 from ..runtime import tape as tape_rt
+from ..runtime.guard import unwinding_call
 from .analysis import is_float, is_float_array
 
 
@@ -169,6 +170,7 @@ FWD_CALLS = {
     "list_reduction": fwd_list_reduction,
     "tape_push": lambda ctx, stmt, e, c: fwd_tape_push(ctx, stmt, e),
     "tape_pop": lambda ctx, stmt, e, c: fwd_tape_pop(ctx, stmt, e),
+    "unwinding_call": lambda ctx, stmt, e, c: fwd_unwinding_call(ctx, stmt, e, c),
     "allocation": lambda ctx, stmt, e, c: fwd_allocation(ctx, stmt, e),
     "accumulating_bilinear": lambda ctx, stmt, e, c: fwd_accumulating_bilinear(ctx, stmt, e),
     "adjoint_product": lambda ctx, stmt, e, c: fwd_adjoint_product(ctx, stmt, e),
@@ -260,27 +262,43 @@ def fwd_array_rule(ctx, stmt, e, prim, args):
 def fwd_derived_call(ctx, stmt, e, dispatcher):
     """fwd: ``(y, y%dot) = f_jvp(args, tangents)``; adjit's generated callees get a
     tangent for every array argument and every active scalar."""
+    expr = stmt.value
+    argtypes = tuple(types.unliteral(t) for t in ctx.fn.calltypes[expr].args)
+    fwd_call_of(ctx, stmt, e, dispatcher, list(expr.args), argtypes,
+                lambda jvp, args: e.call(jvp, args, hint="dual"))
+
+
+def fwd_unwinding_call(ctx, stmt, e, cls):
+    """fwd: a transform's pass called through ``unwinding_call(pass, tape, depth, *args)``
+    (``jvp(grad(f))``): the pass's jvp is called the same way, so under ``hvp`` too an
+    exception leaves no records on the tape."""
+    fn, tape, depth, *items = stmt.value.args
+    argtypes = tuple(types.unliteral(ctx.typeof(a.name)) for a in [tape] + items)
+    fwd_call_of(ctx, stmt, e, ctx.typeof(fn.name).dispatcher, [tape] + items, argtypes,
+                lambda jvp, args: e.call(unwinding_call, [e.glob(jvp), args[0], depth]
+                                         + args[1:], hint="dual"))
+
+
+def fwd_call_of(ctx, stmt, e, dispatcher, call_args, argtypes, emit_call):
+    """``stmt``'s target and tangent from the jvp of ``dispatcher`` at ``call_args``,
+    called by ``emit_call(jvp_dispatcher, args)``."""
     from .forward import derive_jvp, has_tangent
     from ..capture.typed_ir import is_generated
-    expr = stmt.value
-    sig = ctx.fn.calltypes[expr]
-    argtypes = tuple(types.unliteral(t) for t in sig.args)
-    call_args = list(expr.args)
     npos = positional_count(dispatcher)
     if npos is not None:
         # the callee's IR takes the trailing arguments as one tuple: pack them (and their
         # tangents) the same way
-        rest = expr.args[npos:]
-        argtypes = tuple(ctx.typeof(a.name) for a in expr.args[:npos]) + (
+        rest = call_args[npos:]
+        argtypes = tuple(ctx.typeof(a.name) for a in call_args[:npos]) + (
             types.StarArgTuple.from_types([ctx.typeof(a.name) for a in rest]),)
         packed = e.tuple(rest, hint="packed")
-        call_args = list(expr.args[:npos]) + [packed]
+        call_args = call_args[:npos] + [packed]
         if any(ctx.active(a) for a in rest):
             ctx.act.active.add(packed.name)
             e.assign(e.tuple([ctx.tangent(e, a) for a in rest
                               if has_tangent(ctx.typeof(a.name))], hint="packed_dot"),
                      target=_dot(packed.name))
-    if is_generated(dispatcher) and len(call_args) == len(expr.args):
+    if is_generated(dispatcher) and npos is None:
         # arrays always get tangents (a shadow's tangent is where H v accumulates); an
         # inactive scalar (the seed ybar) does not, so its zero terms vanish in the callee
         mask = tuple(i for i, t in enumerate(argtypes) if has_tangent(t) and (
@@ -295,7 +313,7 @@ def fwd_derived_call(ctx, stmt, e, dispatcher):
         return
     program = derive_jvp(dispatcher, argtypes, mask)
     tangents = [ctx.tangent(e, call_args[i]) for i in mask]
-    dual = e.call(program.dispatcher, call_args + tangents, hint="dual")
+    dual = emit_call(program.dispatcher, call_args + tangents)
     e.item(dual, 0, target=stmt.target.name)
     if ctx.active(stmt.target):
         e.item(dual, 1, target=_dot(stmt.target.name))

@@ -163,6 +163,7 @@ REV_CALLS = {
     "unsupported": rev_unsupported_call,
     "tape_push": rev_generated_helper,
     "tape_pop": rev_generated_helper,
+    "unwinding_call": rev_generated_helper,
     "accumulating_bilinear": rev_generated_helper,
     "adjoint_product": rev_generated_helper,
     "linear": rev_generated_helper,

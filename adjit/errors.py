@@ -3,6 +3,7 @@
 Every error a user can trigger names what went wrong: the construct, the function and the
 source line for unsupported code; the offending argument for bad API usage.
 """
+import re
 
 
 class AdjitError(Exception):
@@ -45,6 +46,13 @@ class Uncacheable(AdjitError):
 
 class CacheWarning(UserWarning):
     """The disk cache could not be used for one derivative (it still works, uncached)."""
+
+
+def first_reason(error):
+    """The first line of a Numba error that says what failed (not where)."""
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", ln).strip() for ln in str(error).splitlines()]
+    lines = [ln for ln in lines if ln and not ln.startswith(("Failed in", "During:"))]
+    return (lines[0] if lines else "a typing error")[:300]
 
 
 def _source_line(loc):

@@ -52,6 +52,11 @@ __all__ = ["check_grad", "check_vjp", "check_jvp", "check_hvp", "numerical_grad"
            "ELEMENTWISE_LIMIT"]
 
 
+def _random_like(rng, a):
+    """A standard normal array of ``a``'s shape and dtype (a 0-d array stays an array)."""
+    return np.asarray(rng.standard_normal(a.shape), dtype=a.dtype)
+
+
 
 # --------------------------------------------------------------------------------------
 # Public helpers
@@ -142,7 +147,7 @@ def check_vjp(f, *args, ybar=None, eps=None, rtol=None, atol=None, seed=0):
     rng = np.random.default_rng(seed)
     if ybar is None:
         if isinstance(y0, np.ndarray):
-            ybar = rng.standard_normal(y0.shape).astype(y0.dtype)
+            ybar = _random_like(rng, y0)
         else:
             ybar = 2.0
 
@@ -200,8 +205,8 @@ def check_jvp(f, *args, seed=0, rtol=None, atol=None):
     primal = _scalar_output(_primal(f), _name(f))
     rng = np.random.default_rng(seed)
     slots = [k for k, a in enumerate(args) if _is_float_scalar(a) or _is_float_array(a)]
-    tangents = [rng.standard_normal(np.shape(args[k])).astype(args[k].dtype)
-                if _is_float_array(args[k]) else float(rng.standard_normal()) for k in slots]
+    tangents = [_random_like(rng, args[k]) if _is_float_array(args[k])
+                else float(rng.standard_normal()) for k in slots]
     depth = _current_depth()
     given = [np.copy(t) if isinstance(t, np.ndarray) else t for t in tangents]
     value, tan = adjit.jvp(f)(*_copy_args(args), *given)  # (f may write its arguments)
@@ -218,7 +223,7 @@ def check_jvp(f, *args, seed=0, rtol=None, atol=None):
     def moved(sign):
         new = list(_copy_args(args))
         for k, t in zip(slots, tangents):
-            new[k] = (args[k] + sign * h * t).astype(args[k].dtype) \
+            new[k] = np.asarray(args[k] + sign * h * t, dtype=args[k].dtype) \
                 if _is_float_array(args[k]) else type(args[k])(args[k] + sign * h * t)
         return primal(*new)
 
@@ -240,8 +245,8 @@ def check_hvp(f, *args, argnums=0, seed=0, rtol=1e-5, atol=1e-7):
     import adjit
     nums = argnums if isinstance(argnums, tuple) else (argnums,)
     rng = np.random.default_rng(seed)
-    vs = [rng.standard_normal(np.shape(args[k])).astype(args[k].dtype)
-          if _is_float_array(args[k]) else float(rng.standard_normal()) for k in nums]
+    vs = [_random_like(rng, args[k]) if _is_float_array(args[k])
+          else float(rng.standard_normal()) for k in nums]
     depth = _current_depth()
     hv = adjit.hvp(f, argnums=argnums)(*args, *vs)
     if _current_depth() != depth:

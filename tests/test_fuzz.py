@@ -166,3 +166,30 @@ def test_is_failure():
     assert not is_failure(rec)
     rec["outcomes"]["hvp"] = {"status": "crash"}
     assert is_failure(rec)
+
+
+def test_a_timed_out_worker_is_a_crash_record(monkeypatch):
+    """A program that takes longer than ``timeout`` is reported as a crash (with the
+    worker's log), and the run goes on: the runner once died reading the closed log."""
+    import json
+    import subprocess
+    import sys
+    from adjit.fuzz import runner
+
+    def stalled_worker(self, seed, kind, indices, modes, checks, logdir):
+        """A worker that announces a program and never finishes it."""
+        self.indices, self.current, self.started = list(indices), None, None
+        self.log_path = f"{logdir}/stalled.log"
+        self.log = open(self.log_path, "w")
+        start = runner.TAG + json.dumps({"event": "start", "index": indices[0]})
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", f"import time; print({start!r}, flush=True); "
+             "time.sleep(60)"], stdout=subprocess.PIPE, stderr=self.log, text=True)
+
+    monkeypatch.setattr(runner._Worker, "__init__", stalled_worker)
+    records = []
+    runner.run_isolated(777, "scalar", [68], ["grad"], 1, 0.5, True, records.append,
+                        lambda: len(records) > 0)
+    assert [r["index"] for r in records] == [68]
+    outcome = records[0]["outcomes"]["grad"]
+    assert outcome["status"] == "crash" and "timeout" in str(outcome)

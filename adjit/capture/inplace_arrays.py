@@ -33,10 +33,15 @@ def full_slice(fn, block, index, loc):
 
 
 def slice_write(fn, block, at, arr, value, loc):
-    """Insert the typed ``arr[:] = value`` at ``block.body[at]``; return how many
-    statements were inserted."""
-    index, n = full_slice(fn, block, at, loc)
-    write = ir.StaticSetItem(arr, slice(None, None, None), index, value, loc)
+    """Insert the typed ``arr[:] = value`` (``arr[()] = value`` for a 0-d array) at
+    ``block.body[at]``; return how many statements were inserted."""
+    if fn.typeof(arr.name).ndim == 0:
+        index = _typed(fn, block, at, ir.Expr.build_tuple([], loc), types.Tuple(()), loc,
+                       "$unit")
+        n, static = 1, ()
+    else:
+        (index, n), static = full_slice(fn, block, at, loc), slice(None, None, None)
+    write = ir.StaticSetItem(arr, static, index, value, loc)
     fn.calltypes[write] = signature(types.none, fn.typeof(arr.name),
                                     fn.typeof(index.name), fn.typeof(value.name))
     block.body.insert(at + n, write)

@@ -8,7 +8,7 @@ import numpy as np
 from numba.core import ir, types
 
 from ..ir.builder import fresh_name
-from .array_iteration import IndexArrayIteration
+from .array_iteration import IndexArrayIteration, IndexTupleIteration
 from .call_binding import BindCallArguments, CallNumberClassGlobals
 from .composites import CompositesToHelpers
 from .comprehensions import ArrayLiteralToWrites, ComprehensionToEmpty
@@ -19,6 +19,7 @@ from .selection import GatherReadsToTake
 from .stencils import StencilToHelper
 from .methods import FlatIterationToRavel, JitclassMethodsToCalls, MethodsToFunctions
 from .vectorize import VectorizeToLoops
+from .zero_dim import ZERO_DIM
 from ..ir.checks import after_rewrite
 from ..ir.nodes import global_value
 
@@ -271,8 +272,9 @@ NORMALISE = [InplaceArrayToSliceWrite(), FillToSliceWrite(), OutArgumentToSliceW
              InplaceBinopToBinop(), ResolveModuleAttributes(), StencilToHelper(),
              ComprehensionToEmpty(), ArrayLiteralToWrites(), GatherReadsToTake(),
              CompositesToHelpers(), MethodsToFunctions(), JitclassMethodsToCalls(),
-             BindCallArguments(), CallNumberClassGlobals(), VectorizeToLoops(),
+             BindCallArguments(), CallNumberClassGlobals(), *ZERO_DIM, VectorizeToLoops(),
              FlatIterationToRavel(), IndexArrayIteration(), IndexListIteration(),
+             IndexTupleIteration(),
              ForwardTupleItems(), NestVariadicMinMax(), WholeArrayAxisReduction(),
              SquareToMultiply(),
              CommonElementReads()]

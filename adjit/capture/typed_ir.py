@@ -5,7 +5,6 @@ right after it copies ``func_ir`` (phis included: ``PreLowerStripPhis`` would de
 ``typemap``, ``calltypes`` and ``return_type`` and ends the pipeline early, so nothing is
 lowered or compiled. Results are cached per (function, argument types).
 """
-import re
 import threading
 from dataclasses import dataclass, field
 
@@ -17,7 +16,7 @@ from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.registry import cpu_target
 from numba.core.typed_passes import NopythonTypeInference
 
-from ..errors import ArgumentError, UnsupportedError
+from ..errors import ArgumentError, UnsupportedError, first_reason
 from ..compile.caches import owned_cache
 from ..compile.timing import phase
 
@@ -146,19 +145,12 @@ def capture(func, argtypes):
             raise ArgumentError(
                 f"adjit: Numba cannot compile '{py_func.__name__}' for arguments of types "
                 f"({shown}); check the arguments (and the tangents or cotangents) passed "
-                f"to the transform. Numba says: {_first_reason(e)}") from None
+                f"to the transform. Numba says: {first_reason(e)}") from None
     typed = TypedFunction(py_func, argtypes, func_ir, typemap, calltypes, rtype,
                           dispatcher=func if func is not py_func else None)
     with _lock:
         _cache.setdefault(key, typed)
     return _cache[key]
-
-
-def _first_reason(error):
-    """The first line of a Numba error that says what failed (not where)."""
-    lines = [re.sub(r"\x1b\[[0-9;]*m", "", ln).strip() for ln in str(error).splitlines()]
-    lines = [ln for ln in lines if ln and not ln.startswith(("Failed in", "During:"))]
-    return (lines[0] if lines else "a typing error")[:300]
 
 
 def _refuse_object_mode(py_func):

@@ -15,6 +15,7 @@ from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import FunctionPass, PassManager, register_pass
 from numba.core.registry import CPUDispatcher
 
+from ..errors import UnsupportedError, first_reason
 from ..ir.checks import after_rewrite
 from .caches import track_dispatcher
 from .timing import note_llvm, phase
@@ -134,13 +135,21 @@ class GeneratedDispatcher(CPUDispatcher):
 class TransformDispatcher(GeneratedDispatcher):
     """The dispatcher of a public transform (``grad(f)``, ``jvp(f)``, ...).
 
-    A ``raise`` in differentiated code unwinds its own function's records first (see
-    ``transform/reverse/forward_pass.py``). An exception Numba raises (``IndexError``
-    under boundscheck) leaves the forward sweep's records on the thread's tape. Called
-    from Python, no derivative can be running on this thread underneath, so the tape is
-    emptied before any exception propagates. (Called from ``@njit`` code that catches a
-    Numba-raised exception, the records stay until the next call from Python that raises;
-    the tape's memory is reused, so they cost memory, never correctness.)"""
+    Its code calls the derivative passes through ``runtime.guard.unwinding_call``, so an
+    exception leaves no records on the thread's tape, wherever it is caught. Called from
+    Python, no derivative can be running on this thread underneath, so the tape is also
+    emptied before any exception propagates.
+
+    Generated code that Numba cannot type is adjit's bug, never the user's: it is
+    reported as an ``UnsupportedError`` naming the function and Numba's reason, not as
+    Numba's ``TypingError`` from inside adjit."""
+
+    def compile(self, sig):
+        from numba.core.errors import TypingError
+        try:
+            return super().compile(sig)
+        except TypingError as error:
+            raise internal_error(self.py_func.__name__, error) from None
 
     def __reduce__(self):
         """Pickle as "the same transform of the same function" (``adjit_spec``): the
@@ -162,6 +171,14 @@ class TransformDispatcher(GeneratedDispatcher):
             from ..runtime import truncate_current
             truncate_current(0)
             raise
+
+
+def internal_error(name, error):
+    """The ``UnsupportedError`` for generated code Numba could not type: the transform,
+    where in the user's source it was (when Numba says), and Numba's first reason."""
+    return UnsupportedError(
+        "this function (adjit generated code that Numba could not compile: an internal "
+        "error, please report it)", name, getattr(error, "loc", None), first_reason(error))
 
 
 #: the primal's compilation options that change what its code does, not how fast it is:

@@ -81,8 +81,10 @@ class _Worker:
                                      text=True, bufsize=1)
 
     def log_tail(self, n=3000):
-        """The end of the worker's stderr (for a crash report)."""
-        self.log.flush()
+        """The end of the worker's stderr (for a crash report; the log may be closed
+        already, after a timeout killed the worker)."""
+        if not self.log.closed:
+            self.log.flush()
         try:
             with open(self.log_path) as fh:
                 return fh.read()[-n:]

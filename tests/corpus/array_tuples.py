@@ -2,8 +2,9 @@
 prices ``call, put = black_scholes(...)``, indicator bands, a leapfrog step
 ``a, b = step(a, b)`` in a loop, an unused item ``call, _ = ...``, ``t[1]``, a mixed
 ``(array, float, out)`` result, an ``out=`` argument handed back as an item, a tuple
-argument passed on to another helper, ``*arrays`` parameters, and a parameter tuple
-spread into a call (``RS(X, t, *args)``)."""
+argument passed on to another helper, ``*arrays`` parameters and ``for a in arrays``
+over them or over a tuple built in the function, and a parameter tuple spread into a
+call (``RS(X, t, *args)``)."""
 import math
 
 import numba
@@ -214,6 +215,26 @@ def flux_conserving_resample(new_wavs, old_wavs, fluxes, errs):
     return total
 
 
+@numba.njit
+def _norms(scale, *arrays):
+    s = 0.0
+    for a in arrays:  # a homogeneous tuple, iterated: a = arrays[k]
+        s += scale * np.sqrt(np.sum(a * a)) * a[0]
+    return s
+
+
+def iterates_star_arrays(x, y):
+    return _norms(2.0, x, y * y, np.ones(3))
+
+
+def iterates_built_tuple(X, Y):
+    s = 0.0
+    for M in (X, np.sin(Y), X * Y):
+        for i in range(M.shape[0]):
+            s += np.sum(M[i] * M[i]) * M[i, 0]
+    return s
+
+
 CASES = [
     Case(option_book_value, (np.linspace(9.0, 11.0, 4), np.linspace(9.5, 10.5, 4),
                              np.linspace(0.2, 0.3, 4)), (0, 1, 2)),
@@ -230,6 +251,9 @@ CASES = [
     Case(flux_conserving_resample, (np.array([1.13, 1.36, 1.62, 1.83]), np.linspace(1.0, 2.0, 11),
                                     1.0 + 0.3 * np.sin(np.linspace(3.0, 6.0, 11)),
                                     0.05 + 0.01 * np.arange(11.0)), (2, 3)),
+    Case(iterates_star_arrays, (np.linspace(0.1, 0.9, 3), np.array([1.5, -0.5, 0.7])), (0, 1)),
+    Case(iterates_built_tuple, (np.arange(6.0).reshape(2, 3) / 7.0,
+                                np.cos(np.arange(6.0)).reshape(2, 3)), (0, 1)),
     Case(returned_out_arguments, (np.array([0.0, 0.7, 1.9, 3.2]), np.array([1.0, 2.0, 0.5, 1.5]),
                                   np.zeros(4), np.zeros(4)), (0, 1)),
 ]

@@ -54,15 +54,26 @@ def tuple_from_branches(x, c):
 
 
 @numba.njit
-def _sum_squares(*arrays):
-    s = 0.0
+def _zero_first(*arrays):
     for a in arrays:
+        a[0] = 0.0
+    return np.sum(arrays[0] * arrays[1])
+
+
+def writes_while_iterating(x):
+    return _zero_first(x.copy(), 2.0 * x)
+
+
+@numba.njit
+def _pair_of(x):
+    return x, np.sin(x)
+
+
+def iterates_returned_tuple(x):
+    s = 0.0
+    for a in _pair_of(x):
         s += np.sum(a * a)
     return s
-
-
-def iterates_star_arrays(x):
-    return _sum_squares(x, 2.0 * x)
 
 
 X = np.linspace(0.1, 0.5, 3)
@@ -71,7 +82,10 @@ REFUSED = [
     (relays_tuple, (X,), "returning a tuple of arrays that another call made"),
     (reads_item_twice, (X,), "reading item 0 of the tuple 't' into two array variables"),
     (tuple_from_branches, (X, 1.0), "'a' \\(an array made inside the function"),
-    (iterates_star_arrays, (X,), "iteration over this kind of object"),
+    (writes_while_iterating, (X,), "writing into 'a', an array read out of a tuple at a "
+                                   "variable index"),
+    (iterates_returned_tuple, (X,), "reading an array out of '_pair_of\\(...\\)' at a "
+                                    "variable index"),
 ]
 
 

@@ -290,7 +290,8 @@ def rev_container_item(ctx, stmt, e):
     if not (ctx.active_float(target) or target.name in ctx.act.active
             or target.name in ctx.act.carriers):
         return
-    if ctx.active_array(target) and ctx.tuple_item(expr) is not None:
+    if ctx.active_array(target) and (ctx.tuple_item(expr) is not None
+                                     or ctx.dynamic_item(expr) is not None):
         return  # an array item of a tuple: its shadow is found through the tuple
     if (ctx.active_tuple(expr.value) and ctx.active_float(target)
             and expr.op == "static_getitem" and isinstance(expr.index, int)):

@@ -304,6 +304,10 @@ class Shadows(TupleItems):
         source = self.alias_phi_source(name)
         if source is not None:
             return self.shadow_of(ir.Var(var.scope, source, loc), loc, e)
+        item = self.dynamic_item(value)
+        if item is not None:  # ``arrays[k]``: item k of the items' shadows
+            return e.getitem(self.tuple_shadows(item[0], loc, e), e.var(item[1].name),
+                             hint="shadow")
         self.refuse_unsupported_call(value, loc)
         raise self.unsupported(f"{self.user_name(var.name)} (an array made inside the "
                                "function from differentiated inputs)", loc,
@@ -420,6 +424,19 @@ class Shadows(TupleItems):
                                        for a in call_writes(self.fn, value))
         return written, mutated, unrestored
 
+    def read_at_variable_index(self, name):
+        """Whether array ``name`` is (a view of) an item read out of a tuple at a
+        variable index."""
+        for _ in range(100):
+            name = self.array_root(name)
+            if self.dynamic_item(self.definition(name)) is not None:
+                return True
+            parent = self.view_parent(name)
+            if parent is None:
+                return False
+            name = parent.name
+        return False
+
     def check_written_argument(self, stmt, base):
         """A differentiated value written into an argument that has no gradient; any
         write into an array of a tuple argument (its old values could not be restored)."""
@@ -427,6 +444,11 @@ class Shadows(TupleItems):
             raise self.unsupported(f"writing into {self.user_name(stmt.target.name)}, an "
                                    "array inside a tuple argument,", stmt.loc,
                                    "pass the array as an argument of its own")
+        if base is None and self.read_at_variable_index(stmt.target.name):
+            raise self.unsupported(f"writing into {self.user_name(stmt.target.name)}, an "
+                                   "array read out of a tuple at a variable index (as in "
+                                   "'for a in arrays'),", stmt.loc,
+                                   "write into each array by name (arrays[0][i] = ...)")
         arg = self.definition(base) if base is not None else None
         if (isinstance(arg, ir.Arg) and arg.index not in self.shadowed_args
                 and (stmt.value.name in self.act.active

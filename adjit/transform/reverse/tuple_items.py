@@ -8,6 +8,7 @@ An array item of a tuple is an array variable of its own once it is read out
   which the helper's derived reverse takes as the item's cotangent;
 - an item of a tuple argument is item ``k`` of the argument's tuple of shadows.
 """
+import numpy as np
 from numba.core import ir, types
 
 from ..analysis import is_float_array, returned_argument_of_call, returned_item_argument_of_call
@@ -38,6 +39,34 @@ class TupleItems:
         if not isinstance(typ, types.BaseTuple) or not typ.types:
             return None
         return self.tuple_root(value.value.name), value.index % len(typ.types)
+
+    def dynamic_item(self, value):
+        """``(tuple var, index var)`` when ``value`` reads an item of a homogeneous tuple
+        of float arrays at a variable index (``arrays[k]``, as ``for a in arrays``
+        becomes), else None."""
+        if not (isinstance(value, ir.Expr) and value.op == "getitem"):
+            return None
+        typ = self.typeof(value.value.name)
+        if isinstance(typ, types.UniTuple) and is_float_array(typ.dtype):
+            return value.value, value.index
+        return None
+
+    def tuple_shadows(self, tup, loc, e):
+        """The tuple of the shadows of ``tup``'s items, indexable like ``tup``: a tuple
+        argument's tuple of shadows, or a tuple built here from its items' shadows (a
+        zero scratch array for an item that takes no adjoint)."""
+        root = self.tuple_root(tup.name)
+        made = self.definition(root)
+        if isinstance(made, ir.Arg):  # (an argument's shadow is a tuple of shadows)
+            return self.shadow_of(ir.Var(tup.scope, root, loc), loc, e)
+        if isinstance(made, ir.Expr) and made.op == "build_tuple":
+            return e.tuple([self.shadow_of(item, loc, e) if self.active_array(item)
+                            else e.call(np.zeros_like, [e.var(item.name)], hint="scratch")
+                            for item in made.items], hint="shadows")
+        raise self.unsupported(f"reading an array out of {self.user_name(tup.name)} at a "
+                               "variable index", loc, "the tuple must be an argument or "
+                               "built in the function; a tuple a call returned has no "
+                               "shadows to index")
 
     def item_alias(self, value):
         """The array variable an array item of a tuple is: item ``k`` of ``(a, b)``, or

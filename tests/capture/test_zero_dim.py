@@ -1,0 +1,90 @@
+"""0-d arrays (``adjit/capture/zero_dim.py``): operators, ufuncs and reductions of 0-d
+arrays are scalar code, ``np.asarray(s)`` of a scalar is ``np.full((), s)``, and an
+in-place update of a 0-d array writes ``a[()]``. Each case in grad, jvp and hvp."""
+import numpy as np
+import pytest
+from numba import njit
+
+from adjit.testing import check_grad, check_hvp, check_jvp
+
+
+@njit
+def zero_d_argument(a):
+    return np.sum(a * a) + np.sin(a[()]) + a.max() * np.mean(np.exp(a))
+
+
+@njit
+def scalar_to_zero_d(x):
+    a = np.asarray(x)
+    b = np.array(x * x)
+    return np.sum(a * a * 3.0) + np.sum(np.exp(b))
+
+
+@njit
+def sum_of_a_scalar(v):
+    s = np.sum(v)
+    return np.sum(np.asarray(s)) * np.sum(s)
+
+
+@njit
+def zero_d_accumulator(x):
+    acc = np.zeros(())
+    for i in range(x.shape[0]):
+        acc[()] = acc[()] + x[i] * x[i]
+    return np.sum(acc)
+
+
+@njit
+def inplace_zero_d(x):
+    acc = np.zeros(())
+    for i in range(x.shape[0]):
+        acc += np.sin(x[i])
+    acc *= x[0]
+    return acc[()]
+
+
+@njit
+def broadcast_zero_d(a, v):
+    return np.sum(a * v * v) + np.sum(np.sqrt(a))
+
+
+@njit
+def _boxed(s):
+    return np.asarray(s * 2.0)
+
+
+@njit
+def helper_returns_zero_d(x):
+    return np.sum(_boxed(x[0]) * x[1])
+
+
+VEC = np.array([0.3, -0.5, 0.8])
+CASES = {
+    "zero_d_argument": (zero_d_argument, (np.array(0.7),)),
+    "scalar_to_zero_d": (scalar_to_zero_d, (0.7,)),
+    "sum_of_a_scalar": (sum_of_a_scalar, (VEC,)),
+    "zero_d_accumulator": (zero_d_accumulator, (VEC,)),
+    "inplace_zero_d": (inplace_zero_d, (VEC,)),
+    "broadcast_zero_d": (broadcast_zero_d, (np.array(1.3), VEC)),
+    "helper_returns_zero_d": (helper_returns_zero_d, (VEC,)),
+}
+CHECKS = {"grad": check_grad, "jvp": check_jvp, "hvp": check_hvp}
+
+
+@pytest.mark.parametrize("mode", list(CHECKS))
+@pytest.mark.parametrize("case", list(CASES))
+def test_zero_d_arrays(case, mode):
+    f, args = CASES[case]
+    CHECKS[mode](f, *args)
+
+
+def test_zero_d_closed_form():
+    # d/da [a^2 + sin a + a e^a] at a 0-d array, and the gradient keeps the 0-d shape
+    import adjit
+    a = np.array(0.7)
+    g = adjit.grad(zero_d_argument)(a)
+    assert isinstance(g, np.ndarray) and g.shape == ()
+    want = 2 * 0.7 + np.cos(0.7) + np.exp(0.7) * (1 + 0.7)
+    np.testing.assert_allclose(g, want, rtol=1e-13)
+    np.testing.assert_allclose(adjit.grad(scalar_to_zero_d)(0.7),
+                               6 * 0.7 + 2 * 0.7 * np.exp(0.49), rtol=1e-13)

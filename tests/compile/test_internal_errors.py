@@ -1,0 +1,34 @@
+"""Generated code that Numba cannot type is adjit's bug: the user gets an
+``UnsupportedError`` naming the function and Numba's reason, never a raw TypingError."""
+import math
+
+import numba
+import numpy as np
+import pytest
+from numba.core import ir
+
+import adjit
+from adjit.compile.dispatcher import generated_dispatcher
+from adjit.ir.builder import Emitter
+
+
+def _untypable(argtypes):
+    """IR that calls ``math.sin`` on an array: Numba's typing refuses it."""
+    loc = ir.Loc(__file__, 1)
+    scope = ir.Scope(None, loc)
+    block = ir.Block(scope, loc)
+    e = Emitter(block, scope, loc)
+    x = e.assign(ir.Arg("x", 0, loc), target="x")
+    e.ret(e.call(math.sin, [x]))
+    return {0: block}
+
+
+def test_untypable_generated_code_is_an_unsupported_error():
+    broken = generated_dispatcher("grad_broken", ["x"], _untypable)
+    with pytest.raises(adjit.UnsupportedError, match="(?s)internal error.*grad_broken"):
+        broken(np.ones(3))
+    try:
+        broken(np.ones(3))
+    except adjit.UnsupportedError as err:
+        assert not isinstance(err, numba.core.errors.TypingError)
+        assert "sin" in str(err)  # Numba's reason is kept

@@ -15,7 +15,7 @@ from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import FunctionPass, PassManager, register_pass
 from numba.core.registry import CPUDispatcher
 
-from ..errors import UnsupportedError, first_reason
+from ..errors import AdjitError, UnsupportedError, first_reason
 from ..ir.checks import after_rewrite
 from .caches import track_dispatcher
 from .timing import note_llvm, phase
@@ -70,7 +70,12 @@ class BuildGeneratedIR(FunctionPass):
     def run_pass(self, state):
         stub = state.func_id.func
         with phase("transform", stub.__name__):
-            blocks = builder_of(stub)(tuple(state.args))
+            try:
+                blocks = builder_of(stub)(tuple(state.args))
+            except AdjitError:
+                raise
+            except Exception as error:  # adjit's bug: say so, in adjit's terms
+                raise internal_error(stub.__name__, error) from error
         # building may create intrinsics (tape pops of new record types): install them
         state.typingctx.refresh()
         state.targetctx.refresh()
@@ -174,11 +179,13 @@ class TransformDispatcher(GeneratedDispatcher):
 
 
 def internal_error(name, error):
-    """The ``UnsupportedError`` for generated code Numba could not type: the transform,
-    where in the user's source it was (when Numba says), and Numba's first reason."""
+    """The ``UnsupportedError`` for generated code adjit could not build or Numba could
+    not type: the function, where in the user's source it was (when Numba says), and the
+    error's type and first line."""
     return UnsupportedError(
         "this function (adjit generated code that Numba could not compile: an internal "
-        "error, please report it)", name, getattr(error, "loc", None), first_reason(error))
+        "error, please report it)", name, getattr(error, "loc", None),
+        f"{type(error).__name__}: {first_reason(error)}")
 
 
 #: the primal's compilation options that change what its code does, not how fast it is:

@@ -247,6 +247,11 @@ def unsupported_detail(fn, expr, cls):
                 "pass them positionally")
     if not any(isinstance(fn.typeof(a.name), types.Array) for a in cls.args):
         return "no differentiation rule is registered for it (see adjit.extend)"
+    ranks = _unhandled_ranks(fn, cls)
+    if ranks:
+        return (f"adjit's array rules handle arrays of rank {ranks[0]}, and this call "
+                f"passes {ranks[1]}: loop over the leading axes (a[n] is a view), or "
+                "reshape to a lower rank")
     rule = lookup(cls.key)
     if rule is not None and rule is not NONDIFF:
         return ("its adjit.extend.defderiv rule is for scalar arguments and this call "
@@ -255,6 +260,19 @@ def unsupported_detail(fn, expr, cls):
     return ("no rule covers this call on arrays (or these options, such as axis=); "
             "register one with adjit.extend (defview, deflinear_array, defbilinear) "
             "or write the loop in an @njit helper")
+
+
+def _unhandled_ranks(fn, cls):
+    """``(ranks handled, array type)`` when ``cls`` is refused for an array argument's
+    rank: beyond the reduction rule's ranks, or 4-D and up for elementwise operations."""
+    from ..rules.arrays import ANY_RANK, lookup_array
+    rule = lookup_array(cls.key)
+    handled = rule.ndims if rule is not None else ANY_RANK
+    for a in cls.args:
+        typ = fn.typeof(a.name)
+        if isinstance(typ, types.Array) and typ.ndim not in handled:
+            return handled, typ
+    return None
 
 
 def refuse_list_arguments(fn, expr, cls, carriers, unsupported):
@@ -313,8 +331,9 @@ def classify_call(fn, expr):
         return CallClass("matmul", key, args)
     rule = lookup(key)
     if rule is not NONDIFF and any(isinstance(fn.typeof(a.name), types.Array) for a in args):
-        return CallClass("reduction" if lookup_array(key) is not None else "unsupported",
-                         key, args)
+        arrays = lookup_array(key)
+        handled = arrays is not None and not _unhandled_ranks(fn, CallClass("", key, args))
+        return CallClass("reduction" if handled else "unsupported", key, args)
     if rule is None:
         return CallClass("unsupported", key, args)
     return CallClass("nondiff" if rule is NONDIFF else "scalar", key, args)

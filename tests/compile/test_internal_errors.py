@@ -32,3 +32,14 @@ def test_untypable_generated_code_is_an_unsupported_error():
     except adjit.UnsupportedError as err:
         assert not isinstance(err, numba.core.errors.TypingError)
         assert "sin" in str(err)  # Numba's reason is kept
+
+
+def _crashing_builder(argtypes):
+    """A builder with a bug (an AttributeError inside adjit)."""
+    return None.blocks
+
+
+def test_a_crashing_builder_is_an_unsupported_error():
+    broken = generated_dispatcher("grad_crashing", ["x"], _crashing_builder)
+    with pytest.raises(adjit.UnsupportedError, match="(?s)internal error.*AttributeError"):
+        broken(1.0)

@@ -8,6 +8,7 @@ from numba.core.typing import signature
 
 from ..compile.dispatcher import is_derivative
 from ..ir.builder import fresh_name
+from ..ir.nodes import is_basic_index
 
 
 def _typed(fn, block, index, value, typ, loc, hint):
@@ -184,3 +185,47 @@ class OutArgumentToSliceWrite(SliceWritePass):
         block.body.insert(k + 1 + n, ir.Assign(out, stmt.target, loc))
         fn.typemap[stmt.target.name] = fn.typeof(out.name)
         return 2 + n
+
+
+class DropSelfSliceWrites:
+    """``y[i] = v`` where ``v`` is the view ``y[i]`` itself (same array, same index
+    variable) goes: it is the store Python runs after ``y[1:] *= 2`` or ``Y[:, 0] += x``
+    updated the view in place. Writing a view's values onto themselves changes nothing,
+    but reverse mode would clear the written region's adjoint, which is the adjoint the
+    view has just received."""
+
+    name = "drop_self_slice_writes"
+
+    def run(self, fn):
+        if fn.extra.get("generated") or is_derivative(fn.py_func):
+            return
+        defs = {s.target.name: s.value for b in fn.func_ir.blocks.values() for s in b.body
+                if isinstance(s, ir.Assign)}
+        for block in fn.func_ir.blocks.values():
+            block.body = [s for s in block.body if not self.writes_itself(fn, defs, s)]
+
+    @staticmethod
+    def writes_itself(fn, defs, stmt):
+        """Whether ``stmt`` stores array ``y[i]``'s own view back into ``y[i]``."""
+        if not (isinstance(stmt, (ir.SetItem, ir.StaticSetItem))
+                and isinstance(fn.typeof(stmt.value.name), types.Array)):
+            return False
+
+        def source(name):
+            while isinstance(defs.get(name), ir.Var):
+                name = defs[name].name
+            return name
+        read = defs.get(source(stmt.value.name))
+        if not (isinstance(read, ir.Expr) and read.op in ("getitem", "static_getitem")):
+            return False
+        sig = fn.calltypes.get(read)
+        if sig is None or not is_basic_index(sig.args[1]):
+            return False  # ``y[mask] += 1`` reads a copy, whose store is a real write
+        if source(read.value.name) != source(stmt.target.name):
+            return False
+        read_index = read.index if read.op == "getitem" else read.index_var
+        write_index = stmt.index if isinstance(stmt, ir.SetItem) else stmt.index_var
+        if read_index is not None and write_index is not None:
+            return source(read_index.name) == source(write_index.name)
+        return (read.op == "static_getitem" and isinstance(stmt, ir.StaticSetItem)
+                and read.index == stmt.index)

@@ -13,8 +13,8 @@ from .call_binding import BindCallArguments, CallNumberClassGlobals
 from .composites import CompositesToHelpers
 from .comprehensions import ArrayLiteralToWrites, ComprehensionToEmpty
 from .list_iteration import IndexListIteration
-from .inplace_arrays import (FillToSliceWrite, InplaceArrayToSliceWrite,
-                             OutArgumentToSliceWrite)
+from .inplace_arrays import (DropSelfSliceWrites, FillToSliceWrite,
+                             InplaceArrayToSliceWrite, OutArgumentToSliceWrite)
 from .selection import GatherReadsToTake
 from .stencils import StencilToHelper
 from .methods import FlatIterationToRavel, JitclassMethodsToCalls, MethodsToFunctions
@@ -268,7 +268,7 @@ class CommonElementReads(Pass):
         return val.op == "call" and (bool(val.vararg) or bool(call_writes(fn, val)))
 
 
-NORMALISE = [InplaceArrayToSliceWrite(), FillToSliceWrite(), OutArgumentToSliceWrite(),
+NORMALISE = [InplaceArrayToSliceWrite(), DropSelfSliceWrites(), FillToSliceWrite(), OutArgumentToSliceWrite(),
              InplaceBinopToBinop(), ResolveModuleAttributes(), StencilToHelper(),
              ComprehensionToEmpty(), ArrayLiteralToWrites(), GatherReadsToTake(),
              CompositesToHelpers(), MethodsToFunctions(), JitclassMethodsToCalls(),

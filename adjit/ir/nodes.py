@@ -1,5 +1,5 @@
 """Classifying IR statements and looking up what they name, shared by the passes."""
-from numba.core import ir
+from numba.core import ir, types
 
 
 def node_kind(stmt):
@@ -58,3 +58,12 @@ def copy_root(definition, name, casts=True):
         else:
             break
     return name
+
+
+def is_basic_index(typ):
+    """Integers, slices, ``None`` (``np.newaxis``), ``...`` and tuples of them: indexing
+    that returns a view, not a copy."""
+    if isinstance(typ, types.BaseTuple):
+        return all(is_basic_index(t) for t in typ.types)
+    return isinstance(typ, (types.Integer, types.SliceType, types.NoneType,
+                            types.EllipsisType))

@@ -407,7 +407,23 @@ def jitclass_parameters(x, springs):
     return springs.energy(x, scale=0.5) + springs.k * math.sin(x[0])
 
 
+def augmented_slice_updates(x, s):
+    # ``op=`` into slices and columns: Python updates the view in place, then stores it
+    # back into the same slice (a no-op store); a mask reads a copy and stores it back
+    buf = np.empty(x.shape[0])
+    buf.fill(s)
+    buf[1:] *= x[1:]
+    buf[::2] += x[1::2] * x[::2][: x[1::2].shape[0]].sum()
+    buf[buf > 0.0] += 0.5 * s
+    Y = np.outer(x, x)
+    Y[:, 0] += buf
+    Y[1] -= s * x
+    buf += x
+    return np.sum(buf * buf) + np.sum(np.sin(Y))
+
+
 CASES = [
+    Case(augmented_slice_updates, (X6, 0.8), (0, 1)),
     Case(jacobi_out_argument, (X6, np.zeros(6)), 0),
     Case(fill_out_argument, (X6, np.zeros(6)), 0),
     Case(jacobi_local_copy, (X6,), 0),

@@ -20,6 +20,21 @@ def write_into_argument(x):
     return x[0] * x[1] + x[2]
 
 
+def scaled_tail(x):
+    y = x.copy()
+    y[1:] *= 2.0
+    y[::2] += x[1::2]
+    return np.sum(y)
+
+
+def test_augmented_assignment_into_a_slice_closed_form():
+    # y[1:] *= 2 updates the view, then Python stores it back into y[1:]: that store must
+    # not clear the adjoint the view just received (it gave [1, 0, 0, 0] once)
+    x = np.array([0.3, -0.7, 0.5, 0.9])
+    np.testing.assert_allclose(adjit.grad(scaled_tail)(x), [1.0, 3.0, 2.0, 3.0], rtol=0)
+    np.testing.assert_allclose(adjit.jvp(scaled_tail)(x, np.ones(4))[1], 9.0, rtol=1e-15)
+
+
 def test_write_into_argument_closed_form_and_restored():
     x = X6.copy()
     g = check_grad(write_into_argument, x)       # also checks x is unchanged

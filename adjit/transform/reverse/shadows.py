@@ -26,7 +26,7 @@ import numpy as np
 from numba.core import ir, types
 
 from ...ir.builder import fresh_name
-from ...ir.nodes import copy_root
+from ...ir.nodes import copy_root, is_basic_index
 from ...ir.lists import ARRAY_MAKERS, list_reduction
 
 from ...rules.arrays import ALLOCATIONS, fresh_shadow
@@ -61,15 +61,6 @@ def empty_array(e, typ, **kw):
     yet (``y%fresh`` marks it), or an array item's 'no cotangent' (``add_cotangent``)."""
     shape = e.tuple([e.const(0, hint="zero")] * typ.ndim, hint="shape")
     return e.call(np.zeros, [shape, e.glob(getattr(np, str(typ.dtype)))], **kw)
-
-
-def is_basic_index(typ):
-    """Integers, slices, ``None`` (``np.newaxis``), ``...`` and tuples of them: indexing
-    that returns a view, not a copy."""
-    if isinstance(typ, types.BaseTuple):
-        return all(is_basic_index(t) for t in typ.types)
-    return isinstance(typ, (types.Integer, types.SliceType, types.NoneType,
-                            types.EllipsisType))
 
 
 def is_element_index(typ, ndim):

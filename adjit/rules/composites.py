@@ -9,7 +9,8 @@ arguments), one-row/one-column views of a vector, ``logabsdet`` and the two part
   (``axis=0``) and ``np.column_stack`` of float arrays: a chain of pairwise joins.
 - ``np.linalg.slogdet(a)``: ``(slogdet_sign(a), logabsdet(a))``, where ``logabsdet`` has the
   standard rule ``d log|det A| = tr(A^-1 dA)`` and the sign has no derivative.
-- ``np.linalg.eigh(a)``: ``(eigenvalues(a), eigenvectors(a))`` (rules in ``linalg.py``).
+- ``np.linalg.eigh(a)``: ``(eigenvalues(a), eigenvectors(a))`` (rules in ``linalg.py``), and
+  ``np.linalg.eigvalsh(a)`` is ``eigenvalues(a)``.
 - ``np.interp(x, xp, fp)`` of a scalar or a 1-D ``x``: a plain ``@njit`` helper
   (bisection, then the linear piece), which adjit derives like any user helper, so it
   is differentiable in ``x`` and ``fp`` (and in ``xp``, through the piece's formula).
@@ -180,7 +181,8 @@ def fill_diagonal(a, val):
 
 #: functions computed by a derived ``@njit`` helper chosen by the rank of argument 0
 #: (0: a scalar): ``{function: {rank: helper}}``
-HELPERS = {np.interp: {0: interp_scalar, 1: interp_array}, np.fill_diagonal: {2: fill_diagonal}}
+HELPERS = {np.interp: {0: interp_scalar, 1: interp_array}, np.fill_diagonal: {2: fill_diagonal},
+           np.linalg.eigvalsh: {2: eigenvalues}}
 
 #: how each stacking function joins its items, by the items' rank:
 #: ``{function: {ndim: (per-item helper or None, pairwise join)}}``

@@ -241,7 +241,8 @@ def unsupported_detail(fn, expr, cls):
     if hasattr(cls.key, "kernel_ir") and expr.kws:
         return ("a @stencil call with out= or neighborhood= is not supported: use the "
                 "returned array (out = kernel(a)), or write the loop in an @njit helper")
-    if expr.kws or expr.vararg or expr.varkwarg:
+    if (expr.kws or expr.vararg or expr.varkwarg) and isinstance(
+            fn.typeof(expr.func.name), types.Dispatcher):
         return ("keyword or star arguments adjit could not bind to parameters (a "
                 "helper's **kwargs or keyword-only parameters, or a tuple made elsewhere); "
                 "pass them positionally")

@@ -73,7 +73,8 @@ def concatenate_columns(a):
 def eigen(a):
     # v * sin(v) is even in v: the eigenvectors' sign convention does not matter
     w, v = np.linalg.eigh(a)
-    return np.sum(w ** 3) + np.sum(np.sin(v) * v * np.arange(3.0))
+    return (np.sum(w ** 3) + np.sum(np.sin(v) * v * np.arange(3.0))
+            + np.sum(np.linalg.eigvalsh(a * a) ** 2))
 def concatenate_1d(x): return np.sum(np.concatenate((x, x * x)) ** 3)
 def slogdet_trace(a):
     sign, logdet = np.linalg.slogdet(a)

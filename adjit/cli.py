@@ -42,6 +42,9 @@ def build_parser():
     b.add_argument("--profile", metavar="NAME",
                    help="where the gradient of suite workload NAME spends its time: forward "
                    "and reverse sweep, tape bytes, allocations, vectorised loops")
+    b.add_argument("--compare", metavar="OLD.json",
+                   help="print each ratio beside the same ratio of an earlier --json run, "
+                   "with the change")
     b.add_argument("--compile", action="store_true",
                    help="also time the primal's compile and the first grad, jvp and hvp, "
                    "each in a fresh process, and the first grad loaded from the disk cache")
@@ -81,6 +84,14 @@ def run_bench(args):
     if not workloads:
         _progress(f"adjit bench: no workload matches --filter {args.filter!r}")
         return 2
+    old_rows = None
+    if args.compare:  # fail early, not after the whole run
+        from adjit.benchmarking.compare import CompareError, load_rows
+        try:
+            old_rows = load_rows(args.compare)
+        except CompareError as exc:
+            _progress(f"adjit bench: {exc}")
+            return 2
     if args.plot:  # fail early, not after the whole run
         try:
             import matplotlib  # noqa: F401
@@ -106,6 +117,10 @@ def run_bench(args):
           + ("; each from a fresh process, Numba's start-up excluded; 'cached grad' = "
              "first gradient loaded from the disk cache (cache=True) in a new process"
              if args.compile else ""))
+    if old_rows is not None:
+        from adjit.benchmarking.compare import format_comparison
+        print(f"\nagainst {args.compare} (change = new / old - 1):")
+        print(format_comparison(rows, old_rows))
     cfg = {"rounds": config.rounds, "target_s": config.target_s, "max_pool": config.max_pool,
            "repeat": config.repeat, "quick": bool(args.quick), "seed": config.seed}
     if args.json:

@@ -2,7 +2,7 @@
 
 Each module defines:
 
-- ``NAME``: the workload name shown in tables (see shared BENCHMARKS.md);
+- ``NAME``: the workload name shown in tables;
 - ``primal``: the function, a plain Python function written the way a Numba user would;
 - ``make_inputs(rng)``: a tuple of arguments built from a ``numpy.random.Generator``;
 - ``ARGNUMS``: the argument index (int) or indices (tuple) to differentiate;

@@ -124,6 +124,28 @@ def test_cli_user_function_writes_json_and_csv(tmp_path, capsys):
         rows = list(reader)
     assert len(rows) == 1 and rows[0]["status"] == row["status"]
 
+    # a second run compares its ratios with the first run's JSON
+    rc = main(["bench", f"{src}:sumsq", "--arg", "x=randn(5)", "--arg", "n=int(2)",
+               "--arg", "a=float(0.5)", "--quick", "--repeat", "3", "--compare", str(jpath)])
+    assert rc == 0
+    compared = capsys.readouterr().out.split(f"against {jpath}")[1]
+    assert "sumsq" in compared and "grad old  new  change" in compared
+
+
+def test_compare_table_and_bad_file(tmp_path, capsys):
+    from adjit.benchmarking.compare import format_comparison
+    old = {"a": {"name": "a", "ratio": 2.0, "jvp_ratio": 1.0, "hvp_ratio": None}}
+    new = [{"name": "a", "ratio": 2.5, "jvp_ratio": 0.9, "hvp_ratio": 3.0},
+           {"name": "b", "ratio": 1.0}]
+    table = format_comparison(new, old).splitlines()
+    assert table[1].split() == ["a", "2.00", "2.50", "+25%", "1.00", "0.90", "-10%",
+                                "-", "3.00", "-"]
+    assert table[2].split()[:4] == ["b", "-", "1.00", "-"]
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert main(["bench", "--filter", "sum_1000", "--compare", str(bad)]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
 
 def test_cli_reports_bad_input(tmp_path, capsys):
     src = tmp_path / "tiny_user_fn2.py"

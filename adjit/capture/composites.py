@@ -46,13 +46,25 @@ def _constant(fn, defs, var):
 
 def _read_items(fn, name):
     """The indices of tuple ``name`` that the function reads (``t[k]`` or unpacking into
-    a variable that is used), or None when it uses the tuple some other way."""
+    a variable that is used, not only copied), or None when it uses the tuple some other
+    way."""
     uses = {}
     for block in fn.func_ir.blocks.values():
         for stmt in block.body:
             for var in stmt.list_vars():
                 if not (isinstance(stmt, ir.Assign) and var is stmt.target):
                     uses.setdefault(var.name, []).append(stmt)
+
+    def used(var_name, depth=0):
+        """Whether ``var_name`` or a copy of it (``sv = $item``) is used."""
+        for use in uses.get(var_name, []):
+            if isinstance(use, ir.Del):
+                continue
+            if not (isinstance(use, ir.Assign) and isinstance(use.value, ir.Var)):
+                return True
+            if depth > 50 or used(use.target.name, depth + 1):
+                return True
+        return False
 
     def read_of(tuple_name):
         found = set()
@@ -61,7 +73,7 @@ def _read_items(fn, name):
             if not isinstance(value, ir.Expr):
                 return None
             if value.op == "static_getitem" and isinstance(value.index, int):
-                if uses.get(use.target.name):
+                if used(use.target.name):
                     found.add(value.index)
             elif value.op == "exhaust_iter":
                 inner = read_of(use.target.name)

@@ -175,9 +175,9 @@ def test_jvp(f, args, argnums, _):
 # cover that shape under hvp.
 # The 2-D joins and var/std take minutes to compile under hvp (issue 12): concatenate_1d
 # covers the join rule shape there.
-# lstsq is left out of hvp too: least_squares would forward-differentiate
-# np.linalg.svd, which has no rule, and least_squares_columns takes over 20 minutes to
-# compile under hvp (the README says hvp of lstsq is untested).
+# lstsq is left out of hvp here: least_squares reads the singular values, whose reverse
+# rule uses np.linalg.svd (no rule), and least_squares_columns takes minutes to compile;
+# test_hvp_of_lstsq_through_the_solution covers the solution under hvp.
 HVP_CASES = [c for c in CASES if c[0] not in (cross_rows, solve, solve_matrix, copy_func,
                                               flatten, ravel_func, ravel_method, stacking,
                                               concatenate_columns, var_std, least_squares,
@@ -196,3 +196,17 @@ def test_lstsq_refuses_what_its_rules_do_not_cover():
     deficient = np.hstack((TALL[:, :2], TALL[:, :1]))  # third column repeats the first
     with pytest.raises(ValueError, match="full column rank"):
         adjit.grad(least_squares_columns, argnums=(0, 1))(deficient, TALL ** 2)
+
+
+def least_squares_fit(a, b):
+    # the usual use: the solution and the fit's residual vector; the residuals and the
+    # singular values lstsq returns are unpacked but unused
+    x, res, rank, sv = np.linalg.lstsq(a, b)
+    r = a @ x - b
+    return np.sum(x * x) + np.sum(r * r)
+
+
+def test_hvp_of_lstsq_through_the_solution():
+    # (over a minute to compile at -O1; singular values read under hvp are refused)
+    check_grad(least_squares_fit, TALL, V5)
+    check_hvp(least_squares_fit, TALL, V5)

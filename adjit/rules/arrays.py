@@ -326,6 +326,42 @@ def sum_selection(shadow, index):
 
 
 @numba.njit
+def add_indexed(vshadow, shadow, index):
+    """``add_selection`` for an integer index array (``y[idx] = v``): where ``idx``
+    repeats a position only the last write survives, so only that item of ``v`` takes
+    the position's adjoint (going backwards, each position is cleared once read)."""
+    if index.shape[0] != vshadow.shape[0]:
+        raise ValueError("adjit: writing an array into a selection of another shape "
+                         "(broadcasting) is not differentiable")
+    for k in range(index.shape[0] - 1, -1, -1):
+        j = index[k]
+        if shadow.ndim == 1:
+            vshadow[k] += shadow[j]
+            shadow[j] = 0.0
+        else:
+            for c in range(shadow.shape[1]):
+                vshadow[k, c] += shadow[j, c]
+                shadow[j, c] = 0.0
+
+
+@numba.njit
+def sum_indexed(shadow, index):
+    """``sum_selection`` for an integer index array: each written position counts once,
+    however often ``index`` repeats it."""
+    t = 0.0
+    for k in range(index.shape[0]):
+        j = index[k]
+        if shadow.ndim == 1:
+            t += shadow[j]
+            shadow[j] = 0.0
+        else:
+            for c in range(shadow.shape[1]):
+                t += shadow[j, c]
+                shadow[j, c] = 0.0
+    return t
+
+
+@numba.njit
 def zero_selection(shadow, index):
     """``shadow[index] = 0``: what was overwritten receives no adjoint."""
     shadow[index] = 0.0

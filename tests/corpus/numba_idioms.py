@@ -422,7 +422,20 @@ def augmented_slice_updates(x, s):
     return np.sum(buf * buf) + np.sum(np.sin(Y))
 
 
+def repeated_index_writes(x, idx):
+    # NumPy semantics: a position idx repeats is written once (the last write wins), and
+    # y[idx] += v reads each position once
+    y = x.copy()
+    y[idx] += 1.0
+    y[idx] *= x[idx]
+    z = np.zeros_like(x)
+    z[idx] = x[0] * x[1]
+    z[idx] += x[idx] * x[idx]
+    return np.sum(y * x) + np.sum(z * np.sin(x))
+
+
 CASES = [
+    Case(repeated_index_writes, (X6, np.array([0, 2, 0, 5, 2, -1]))),
     Case(augmented_slice_updates, (X6, 0.8), (0, 1)),
     Case(jacobi_out_argument, (X6, np.zeros(6)), 0),
     Case(fill_out_argument, (X6, np.zeros(6)), 0),

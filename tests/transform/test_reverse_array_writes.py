@@ -35,6 +35,19 @@ def test_augmented_assignment_into_a_slice_closed_form():
     np.testing.assert_allclose(adjit.jvp(scaled_tail)(x, np.ones(4))[1], 9.0, rtol=1e-15)
 
 
+def written_at_repeated_indices(x, idx):
+    y = np.zeros_like(x)
+    y[idx] = x[0] * x[1]
+    return np.sum(y)
+
+
+def test_a_repeated_index_takes_one_adjoint():
+    # y[[0, 2, 0]] = x0 x1 writes two positions: the sum is 2 x0 x1 (it gave 3 x0 x1)
+    x, idx = np.array([0.3, -0.7, 0.5]), np.array([0, 2, 0])
+    np.testing.assert_allclose(adjit.grad(written_at_repeated_indices)(x, idx),
+                               [2 * x[1], 2 * x[0], 0.0], rtol=1e-15)
+
+
 def test_write_into_argument_closed_form_and_restored():
     x = X6.copy()
     g = check_grad(write_into_argument, x)       # also checks x is unchanged

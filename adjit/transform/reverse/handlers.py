@@ -20,8 +20,9 @@ from ...ir.builder import fresh_name
 from ...ir.nodes import node_kind
 from ..partials import emit_partial
 from ...rules import NONDIFF, lookup
-from ...rules.arrays import (FILLED, add_nonzero_at, add_selection, lookup_array,
-                             restore_selection, sum_selection, zero_selection)
+from ...rules.arrays import (FILLED, add_indexed, add_nonzero_at, add_selection,
+                             lookup_array, restore_selection, sum_indexed, sum_selection,
+                             zero_selection)
 from ...rules.core import ZERO
 from ..analysis import is_differentiable, is_float
 from ..calls import (array_op_site, call_name, classify_call, refuse_list_arguments,
@@ -370,6 +371,9 @@ def rev_selection_write(ctx, stmt, e, index):
     if value.name in ctx.act.carriers and not ctx.is_active(value):
         raise ctx.unsupported(f"writing a {vtype} into an array", stmt.loc)
     selected = selection_type(ctx, arr, index)
+    itype = ctx.typeof(index.name)  # an integer index array may repeat a position
+    indexed = (isinstance(itype, types.Array) and isinstance(itype.dtype, types.Integer)
+               and itype.ndim == 1 and ctx.typeof(arr.name).ndim in (1, 2))
     if ctx.is_active(arr):
         shadow = ctx.shadow_of(arr, stmt.loc, e)
         if ctx.active_array(value):
@@ -377,10 +381,11 @@ def rev_selection_write(ctx, stmt, e, index):
                 raise ctx.unsupported("writing an array into a selection of another rank "
                                       "(broadcasting)", stmt.loc,
                                       "write a value of the selection's shape")
-            e.call(add_selection, [ctx.shadow_of(value, stmt.loc, e), shadow, index],
-                   hint="void")
+            e.call(add_indexed if indexed else add_selection,
+                   [ctx.shadow_of(value, stmt.loc, e), shadow, index], hint="void")
         elif ctx.active_float(value):
-            ctx.accumulate(e, value, e.call(sum_selection, [shadow, index], hint="sum"))
+            ctx.accumulate(e, value, e.call(sum_indexed if indexed else sum_selection,
+                                            [shadow, index], hint="sum"))
         e.call(zero_selection, [shadow, index], hint="void")
     base = ctx.array_base(arr.name)
     if base is not None and isinstance(ctx.definition(base), ir.Arg):

@@ -66,6 +66,57 @@ class SliceWritePass:
                 k += self.rewrite(fn, block, k, found) if found is not None else 1
 
 
+_VIEW_METHODS = ("ravel", "reshape", "transpose", "T")
+
+
+def memory_root(fn, defs, name):
+    """The variable whose memory array ``name`` views, through copies, basic indexing
+    (``y[1:]``, ``Y[i]``) and view methods (``.ravel()``, ``.T``, ...)."""
+    for _ in range(100):
+        value = defs.get(name)
+        if isinstance(value, ir.Var):
+            name = value.name
+        elif (isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem")
+              and fn.calltypes.get(value) is not None
+              and is_basic_index(fn.calltypes[value].args[1])):
+            name = value.value.name
+        elif isinstance(value, ir.Expr) and value.op == "getattr" and value.attr == "T":
+            name = value.value.name
+        elif isinstance(value, ir.Expr) and value.op == "call" and isinstance(
+                defs.get(value.func.name), ir.Expr) and defs[value.func.name].op == "getattr" \
+                and defs[value.func.name].attr in _VIEW_METHODS:
+            name = defs[value.func.name].value.name
+        else:
+            return name
+    return name
+
+
+def refuse_overlapping_update(fn, expr, loc):
+    """``y[1:] += y[:-1]``: Numba updates in place element by element, so later elements
+    add values already updated (a running sum), unlike NumPy; adjit's rewrite follows
+    NumPy, so such an update is refused rather than computed differently."""
+    from ..errors import UnsupportedError
+    rhs = expr.rhs
+    if not isinstance(fn.typeof(rhs.name), types.Array):
+        return
+    defs = {s.target.name: s.value for b in fn.func_ir.blocks.values() for s in b.body
+            if isinstance(s, ir.Assign)}
+    if memory_root(fn, defs, rhs.name) == memory_root(fn, defs, expr.lhs.name) and (
+            _copy_source(defs, rhs.name) != _copy_source(defs, expr.lhs.name)):
+        raise UnsupportedError(
+            "an in-place update whose right-hand side is another view of the same array",
+            fn.name, loc, "Numba computes it element by element (later elements see "
+            "updated values), which differs from NumPy; write y[1:] = y[1:] + y[:-1] "
+            "(NumPy's result) or a loop (Numba's)")
+
+
+def _copy_source(defs, name):
+    """``name`` through plain copies."""
+    while isinstance(defs.get(name), ir.Var):
+        name = defs[name].name
+    return name
+
+
 class InplaceArrayToSliceWrite(SliceWritePass):
     """``a2 = inplace_binop(a, b)`` on a float array (``a += b``, ``w -= lr * g``) becomes
     ``t = a op b; a[:] = t; a2 = a``."""
@@ -88,6 +139,7 @@ class InplaceArrayToSliceWrite(SliceWritePass):
         stand where it stood."""
         stmt = block.body[k]
         loc, arr = stmt.loc, expr.lhs
+        refuse_overlapping_update(fn, expr, loc)
         sig = fn.calltypes.pop(expr)
         new = ir.Expr.binop(expr.immutable_fn, expr.lhs, expr.rhs, loc)
         tmp = ir.Var(block.scope, fresh_name("$updated"), loc)

@@ -184,6 +184,15 @@ def phi_transfer(shadow, fresh, phi_shadow, phi_fresh):
 
 
 @numba.njit
+def snapshot_shadow(shadow, fresh):
+    """A copy of an array phi's shadow (and its staleness), taken before the phis of a
+    loop edge that exchanges arrays (``a, b = b, a``) pass their adjoints on."""
+    if fresh:
+        return shadow, True
+    return shadow.copy(), False
+
+
+@numba.njit
 def add_into(shadow, g):
     """``shadow += g``: seeds the shadow of an array the function returns."""
     shadow += g
@@ -311,11 +320,15 @@ defarrayvjp((np.min, np.amin, _method("min")), [argmin_update], [argmin_tangent]
 # -- selection writes ``a[sel] = v`` (slices, masks, index arrays) in reverse mode -----
 @numba.njit
 def add_selection(vshadow, shadow, index):
-    """``vshadow += shadow[index]``: the adjoint of an array written into a selection."""
-    part = shadow[index]
+    """``vshadow += shadow[index]; shadow[index] = 0``: the adjoint of an array written
+    into a selection, which the overwritten values do not get. The adjoint is taken
+    out before the selection is cleared, and added after: the written array may be a
+    view of the same memory (``y[:] = y[::-1]``), whose shadow is part of ``shadow``."""
+    part = shadow[index].copy()
     if part.shape != vshadow.shape:
         raise ValueError("adjit: writing an array into a selection of another shape "
                          "(broadcasting) is not differentiable")
+    shadow[index] = 0.0
     vshadow += part
 
 
@@ -329,19 +342,22 @@ def sum_selection(shadow, index):
 def add_indexed(vshadow, shadow, index):
     """``add_selection`` for an integer index array (``y[idx] = v``): where ``idx``
     repeats a position only the last write survives, so only that item of ``v`` takes
-    the position's adjoint (going backwards, each position is cleared once read)."""
+    the position's adjoint (going backwards, each position is cleared once read).
+    Clears the written positions too."""
     if index.shape[0] != vshadow.shape[0]:
         raise ValueError("adjit: writing an array into a selection of another shape "
                          "(broadcasting) is not differentiable")
+    part = np.zeros_like(vshadow)  # (taken out first, as in add_selection)
     for k in range(index.shape[0] - 1, -1, -1):
         j = index[k]
         if shadow.ndim == 1:
-            vshadow[k] += shadow[j]
+            part[k] = shadow[j]
             shadow[j] = 0.0
         else:
             for c in range(shadow.shape[1]):
-                vshadow[k, c] += shadow[j, c]
+                part[k, c] = shadow[j, c]
                 shadow[j, c] = 0.0
+    vshadow += part
 
 
 @numba.njit

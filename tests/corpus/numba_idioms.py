@@ -434,7 +434,31 @@ def repeated_index_writes(x, idx):
     return np.sum(y * x) + np.sum(z * np.sin(x))
 
 
+def swapped_buffers(x):
+    # arrays exchanged between loop variables, both updated in place and both read after
+    # the loop: the loop edge passes their adjoints on in parallel
+    a = x.copy()
+    b = x * 2.0
+    for k in range(3):
+        a += 0.5 * b * b
+        for i in range(b.shape[0]):
+            b[i] = b[i] * x[i]
+        a, b = b, a
+    return np.sum(a * x) + np.sum(b)
+
+
+def overlapping_assignments(x):
+    # a view of the same memory written into it (Numba copies first, as NumPy does)
+    y = x * x
+    y[:] = y[::-1]
+    y[1:] = y[:-1] * 2.0
+    y[:-1] = y[1:]
+    return np.sum(y * x)
+
+
 CASES = [
+    Case(swapped_buffers, (X6,)),
+    Case(overlapping_assignments, (X6,)),
     Case(repeated_index_writes, (X6, np.array([0, 2, 0, 5, 2, -1]))),
     Case(augmented_slice_updates, (X6, 0.8), (0, 1)),
     Case(jacobi_out_argument, (X6, np.zeros(6)), 0),

@@ -364,8 +364,8 @@ def rev_setitem(ctx, stmt, e):
 
 def rev_selection_write(ctx, stmt, e, index):
     """fwd: ``old = a[sel].copy(); a[sel] = v`` (``old`` kept for arguments) / rev:
-    ``v%shadow += a%shadow[sel]`` (a scalar ``v`` takes the sum), ``a%shadow[sel] = 0``,
-    then ``a[sel] = old``. ``sel`` is a slice, a mask or an index array."""
+    ``g = a%shadow[sel].copy(); a%shadow[sel] = 0; v%shadow += g`` (a scalar ``v`` takes
+    the sum), then ``a[sel] = old``. ``sel`` is a slice, a mask or an index array."""
     arr, value = stmt.target, stmt.value
     vtype = ctx.typeof(value.name)
     if value.name in ctx.act.carriers and not ctx.is_active(value):
@@ -381,12 +381,15 @@ def rev_selection_write(ctx, stmt, e, index):
                 raise ctx.unsupported("writing an array into a selection of another rank "
                                       "(broadcasting)", stmt.loc,
                                       "write a value of the selection's shape")
+            # (these clear the selection themselves, before adding into a value that may
+            # be a view of the same memory)
             e.call(add_indexed if indexed else add_selection,
                    [ctx.shadow_of(value, stmt.loc, e), shadow, index], hint="void")
-        elif ctx.active_float(value):
-            ctx.accumulate(e, value, e.call(sum_indexed if indexed else sum_selection,
-                                            [shadow, index], hint="sum"))
-        e.call(zero_selection, [shadow, index], hint="void")
+        else:
+            if ctx.active_float(value):
+                ctx.accumulate(e, value, e.call(sum_indexed if indexed else sum_selection,
+                                                [shadow, index], hint="sum"))
+            e.call(zero_selection, [shadow, index], hint="void")
     base = ctx.array_base(arr.name)
     if base is not None and isinstance(ctx.definition(base), ir.Arg):
         view = fresh_name("overwritten")

@@ -25,7 +25,7 @@ from .context import (TAPE, YBAR, bar, bar_item, is_basic_index, local_shadow, s
                       shape_of, zero_of)
 from .shadows import empty_array, fresh_flag
 from .handlers import emit_reverse
-from ...rules.arrays import add_cotangent, add_into, phi_transfer
+from ...rules.arrays import add_cotangent, add_into, phi_transfer, snapshot_shadow
 from .loops import counted_loops, inductions
 from ...runtime import pop_record, record_words
 
@@ -405,36 +405,46 @@ class ReversePass:
 
     def array_phi_edge(self, e, phis, pred):
         """Along ``pred -> label`` backwards: each array phi's shadow is added into the
-        shadow of the array that came in from ``pred``, and starts afresh."""
+        shadow of the array that came in from ``pred``, and starts afresh. Phis are
+        parallel: when arrays are exchanged between loop variables (``a, b = b, a``),
+        every phi's shadow is taken out (a copy) and cleared before any is added."""
         ctx = self.ctx
         names = {s.target.name for s in phis}
+        moves = [(s, value) for s in phis
+                 for value, block in zip(s.value.incoming_values, s.value.incoming_blocks)
+                 if block == pred and isinstance(value, ir.Var) and ctx.active_array(value)]
+        exchanged = any(ctx.array_root(v.name) in names for _, v in moves)
+        sources = {}
         for s in phis:
-            e.loc = s.loc
             name = s.target.name
-            phi_shadow, phi_fresh = e.var(local_shadow(name)), e.var(fresh_flag(name))
-            for value, block in zip(s.value.incoming_values, s.value.incoming_blocks):
-                if block != pred or not (isinstance(value, ir.Var) and ctx.active_array(value)):
-                    continue
-                if value.name in names:
-                    raise UnsupportedError("arrays exchanged between loop variables",
-                                           ctx.fn.name, s.loc, "copy one of them first")
-                root = ctx.array_root(value.name)
-                if root in ctx.lazy_arrays:  # its shadow may be stale: no shape needed
-                    pair = e.call(phi_transfer, [e.var(local_shadow(root)),
-                                                 e.var(fresh_flag(root)), phi_shadow,
-                                                 phi_fresh], hint="transfer")
-                    e.item(pair, 0, target=local_shadow(root))
-                    e.item(pair, 1, target=fresh_flag(root))
-                else:
-                    if ctx.view_parent(value.name) is not None:
-                        raise UnsupportedError(
-                            f"merging views of an array ({ctx.user_name(name)}) that come "
-                            "from different branches", ctx.fn.name, s.loc,
-                            "index the array itself in each branch instead")
-                    shadow = ctx.shadow_of(value, s.loc, e)
-                    e.call(phi_transfer, [shadow, e.const(False, hint="no"), phi_shadow,
-                                          phi_fresh], hint="void")
-            e.assign(ir.Const(True, s.loc), target=fresh_flag(name))
+            shadow, fresh = e.var(local_shadow(name)), e.var(fresh_flag(name))
+            if exchanged:
+                pair = e.call(snapshot_shadow, [shadow, fresh], hint="taken")
+                shadow, fresh = e.item(pair, 0, hint="taken"), e.item(pair, 1, hint="stale")
+                e.assign(ir.Const(True, s.loc), target=fresh_flag(name))
+            sources[name] = (shadow, fresh)
+        for s, value in moves:
+            e.loc = s.loc
+            phi_shadow, phi_fresh = sources[s.target.name]
+            root = ctx.array_root(value.name)
+            if root in ctx.lazy_arrays:  # its shadow may be stale: no shape needed
+                pair = e.call(phi_transfer, [e.var(local_shadow(root)),
+                                             e.var(fresh_flag(root)), phi_shadow,
+                                             phi_fresh], hint="transfer")
+                e.item(pair, 0, target=local_shadow(root))
+                e.item(pair, 1, target=fresh_flag(root))
+            else:
+                if ctx.view_parent(value.name) is not None:
+                    raise UnsupportedError(
+                        f"merging views of an array ({ctx.user_name(s.target.name)}) that "
+                        "come from different branches", ctx.fn.name, s.loc,
+                        "index the array itself in each branch instead")
+                shadow = ctx.shadow_of(value, s.loc, e)
+                e.call(phi_transfer, [shadow, e.const(False, hint="no"), phi_shadow,
+                                      phi_fresh], hint="void")
+        if not exchanged:
+            for s in phis:
+                e.assign(ir.Const(True, s.loc), target=fresh_flag(s.target.name))
 
     # -- entry and exit ---------------------------------------------------------------
     def build_entry(self, arg_names, shadow_names):

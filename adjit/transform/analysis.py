@@ -379,6 +379,52 @@ def memory_root(fn, definition, name, _seen=None):
     return name
 
 
+_returned_view = {}
+
+
+def returns_argument_view(dispatcher, argtypes):
+    """Whether an ``@njit`` function may return a view into an array argument that is not
+    the argument itself (``return y[1:]``, ``return Y[i]``, ``return y.T``)."""
+    from ..capture.typed_ir import capture, py_function_of
+    from ..ir.nodes import is_basic_index
+    key = (py_function_of(dispatcher), tuple(argtypes))
+    if key in _returned_view:
+        return _returned_view[key]
+    try:
+        fn = capture(dispatcher, argtypes)
+    except Exception:  # cannot analyse the callee: no view claimed
+        _returned_view[key] = False
+        return False
+    defs = defining_stmts(fn.func_ir.blocks)
+
+    def definition(name):
+        assigned = defs.get(name, ())
+        return assigned[0][1].value if len(assigned) == 1 else None
+
+    def views_argument(name, depth=0):
+        root = memory_root(fn, definition, name)
+        value = definition(root) if root is not None else None
+        if depth and isinstance(value, ir.Arg):
+            return isinstance(argtypes[value.index], types.Array)
+        if isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem") and (
+                value in fn.calltypes and is_basic_index(fn.calltypes[value].args[1])
+                and isinstance(fn.typeof(root), types.Array)):
+            return views_argument(value.value.name, depth + 1)
+        if isinstance(value, ir.Expr) and value.op == "getattr" and value.attr == "T":
+            return views_argument(value.value.name, depth + 1)
+        return False
+    found = any(views_argument(b.terminator.value.name) for b in fn.func_ir.blocks.values()
+                if isinstance(b.terminator, ir.Return))
+    _returned_view[key] = found
+    return found
+
+
+def returned_view_of_call(fn, value):
+    """Whether ``value`` calls an ``@njit`` function that returns a view into one of its
+    array arguments (see ``returns_argument_view``)."""
+    return bool(_call_returns(fn, value, returns_argument_view))
+
+
 def returned_argument_of_call(fn, value):
     """The argument variable a call of an ``@njit`` function returns (see
     ``returned_argument``), else None."""

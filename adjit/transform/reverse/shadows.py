@@ -30,7 +30,7 @@ from ...ir.nodes import copy_root, is_basic_index
 from ...ir.lists import ARRAY_MAKERS, list_reduction
 
 from ...rules.arrays import ALLOCATIONS, fresh_shadow
-from ..analysis import call_writes, callee_draws_random, is_float_array
+from ..analysis import call_writes, callee_draws_random, is_float_array, returned_view_of_call
 from .tuple_items import TupleItems
 from ..calls import (array_op_site, call_name, classify_call, elementwise_parts,
                      emit_array_op, has_rule, matmul_parts, unsupported_detail)
@@ -435,6 +435,13 @@ class Shadows(TupleItems):
             raise self.unsupported(f"writing into {self.user_name(stmt.target.name)}, an "
                                    "array inside a tuple argument,", stmt.loc,
                                    "pass the array as an argument of its own")
+        made = self.definition(base) if base is not None else None
+        if returned_view_of_call(self.fn, made):
+            callee = call_name(self.callee_object(made.func))
+            raise self.unsupported(f"writing into {self.user_name(stmt.target.name)}, a view "
+                                   f"of an argument that '{callee}(...)' returns,",
+                                   stmt.loc, "write into the argument itself (y[1:] "
+                                   "instead of tail(y)), or return a copy from the helper")
         if base is None and self.read_at_variable_index(stmt.target.name):
             raise self.unsupported(f"writing into {self.user_name(stmt.target.name)}, an "
                                    "array read out of a tuple at a variable index (as in "

@@ -102,12 +102,24 @@ def refuse_overlapping_update(fn, expr, loc):
     defs = {s.target.name: s.value for b in fn.func_ir.blocks.values() for s in b.body
             if isinstance(s, ir.Assign)}
     if memory_root(fn, defs, rhs.name) == memory_root(fn, defs, expr.lhs.name) and (
-            _copy_source(defs, rhs.name) != _copy_source(defs, expr.lhs.name)):
+            _copy_source(defs, rhs.name) != _copy_source(defs, expr.lhs.name)) and not (
+            _same_parent_rows(fn, defs, rhs.name, expr.lhs.name)):
         raise UnsupportedError(
             "an in-place update whose right-hand side is another view of the same array",
             fn.name, loc, "Numba computes it element by element (later elements see "
             "updated values), which differs from NumPy; write y[1:] = y[1:] + y[:-1] "
             "(NumPy's result) or a loop (Numba's)")
+
+
+def _same_parent_rows(fn, defs, a, b):
+    """Whether ``a`` and ``b`` are ``Y[i]`` and ``Y[j]`` with integer ``i`` and ``j``: the
+    same row or disjoint rows, which element by element is what NumPy computes too."""
+    rows = [defs.get(_copy_source(defs, n)) for n in (a, b)]
+    if not all(isinstance(r, ir.Expr) and r.op in ("getitem", "static_getitem")
+               and r in fn.calltypes and isinstance(fn.calltypes[r].args[1], types.Integer)
+               for r in rows):
+        return False
+    return _copy_source(defs, rows[0].value.name) == _copy_source(defs, rows[1].value.name)
 
 
 def _copy_source(defs, name):

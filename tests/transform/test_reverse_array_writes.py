@@ -90,6 +90,28 @@ def test_writing_into_a_view_a_helper_returned_is_refused():
     check_jvp(writes_through_a_returned_view, x)  # forward mode follows the view
 
 
+@numba.njit
+def _fill_from_first(out, arr):
+    for j in range(arr.shape[0]):
+        out[j] = math.sin(arr[0])
+
+
+def same_array_twice(x):
+    y = x * x
+    _fill_from_first(y, y)  # reads arr[0] after writing out[0]: the same memory
+    return np.sum(y * x)
+
+
+def test_one_array_passed_twice_to_a_helper_that_writes_it_is_refused():
+    # the derived reverse assumed separate arrays (found by the fuzzer, seed 60606 #63:
+    # d/da0 -0.1360 against -0.1349); forward mode passes one tangent twice and is right
+    x = np.array([0.3, -0.7, 0.5])
+    with pytest.raises(adjit.UnsupportedError, match="the same array's memory"):
+        adjit.grad(same_array_twice)(x)
+    from adjit.testing import check_jvp
+    check_jvp(same_array_twice, x)
+
+
 def test_write_into_argument_closed_form_and_restored():
     x = X6.copy()
     g = check_grad(write_into_argument, x)       # also checks x is unchanged

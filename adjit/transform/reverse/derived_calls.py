@@ -14,7 +14,7 @@ import numpy as np
 from numba.core import ir, types
 
 from ...compile.dispatcher import is_derivative
-from ..analysis import (is_differentiable, is_float, is_float_array,
+from ..analysis import (call_writes, is_differentiable, is_float, is_float_array,
                         returned_argument_of_call)
 from ..calls import positional_count
 from .context import TAPE, bar, bar_item, shadow_arg
@@ -39,6 +39,7 @@ def rev_derived_call(ctx, stmt, e, dispatcher):
             refuse_untracked_writes(ctx, stmt, dispatcher)
             return  # a float-free result: the primal call is all there is
         # it may write into the arrays: its reverse transfers and undoes those writes
+    refuse_aliased_arguments(ctx, stmt, dispatcher)
     mask = tuple(i for i, g in enumerate(groups)
                  if any(ctx.is_active(a) or ctx.active_tuple(a) for a in g.args))
     program = ctx.derive(dispatcher, argument_types(ctx, groups), mask, stmt.loc)
@@ -88,6 +89,25 @@ def argument_types(ctx, groups):
         typs = [types.unliteral(ctx.typeof(a.name)) for a in g.args]
         out.append(types.StarArgTuple.from_types(typs) if g.packed else typs[0])
     return tuple(out)
+
+
+def refuse_aliased_arguments(ctx, stmt, dispatcher):
+    """A helper given one array's memory twice (``g(out=a, arr=a)``, ``g(y[1:], y)``)
+    while it writes into one of them: its derived reverse assumes separate arrays, and
+    reads in it see the writes, so it is refused."""
+    expr = stmt.value
+    written = {ctx.array_base(w.name) for w in call_writes(ctx.fn, expr)} - {None}
+    seen = {}
+    for a in expr.args:
+        if not isinstance(ctx.typeof(a.name), types.Array):
+            continue
+        base = ctx.array_base(a.name)
+        if base in written and base in seen:
+            raise ctx.unsupported(
+                f"passing {ctx.user_name(seen[base])} and {ctx.user_name(a.name)}, the same "
+                f"array's memory, to '{dispatcher.py_func.__qualname__}', which writes into "
+                "it,", stmt.loc, "pass a copy of the array that is only read")
+        seen.setdefault(base, a.name)
 
 
 def refuse_opaque_arguments(ctx, stmt, groups):

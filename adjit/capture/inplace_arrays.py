@@ -96,19 +96,24 @@ def refuse_overlapping_update(fn, expr, loc):
     add values already updated (a running sum), unlike NumPy; adjit's rewrite follows
     NumPy, so such an update is refused rather than computed differently."""
     from ..errors import UnsupportedError
-    rhs = expr.rhs
-    if not isinstance(fn.typeof(rhs.name), types.Array):
-        return
-    defs = {s.target.name: s.value for b in fn.func_ir.blocks.values() for s in b.body
-            if isinstance(s, ir.Assign)}
-    if memory_root(fn, defs, rhs.name) == memory_root(fn, defs, expr.lhs.name) and (
-            _copy_source(defs, rhs.name) != _copy_source(defs, expr.lhs.name)) and not (
-            _same_parent_rows(fn, defs, rhs.name, expr.lhs.name)):
+    if other_view_of_same_array(fn, expr.rhs, expr.lhs):
         raise UnsupportedError(
             "an in-place update whose right-hand side is another view of the same array",
             fn.name, loc, "Numba computes it element by element (later elements see "
             "updated values), which differs from NumPy; write y[1:] = y[1:] + y[:-1] "
             "(NumPy's result) or a loop (Numba's)")
+
+
+def other_view_of_same_array(fn, source, target):
+    """Whether array ``source`` is a different view of ``target``'s memory (``y[:-1]``
+    and ``y[1:]``): not the same variable, nor ``Y[i]`` and ``Y[j]`` rows."""
+    if not isinstance(fn.typeof(source.name), types.Array):
+        return False
+    defs = {s.target.name: s.value for b in fn.func_ir.blocks.values() for s in b.body
+            if isinstance(s, ir.Assign)}
+    return (memory_root(fn, defs, source.name) == memory_root(fn, defs, target.name)
+            and _copy_source(defs, source.name) != _copy_source(defs, target.name)
+            and not _same_parent_rows(fn, defs, source.name, target.name))
 
 
 def _same_parent_rows(fn, defs, a, b):
@@ -235,6 +240,14 @@ class OutArgumentToSliceWrite(SliceWritePass):
         fnty, inputs, out = found
         stmt = block.body[k]
         loc = stmt.loc
+        for a in inputs:
+            if other_view_of_same_array(fn, a, out):
+                from ..errors import UnsupportedError
+                raise UnsupportedError(
+                    "a NumPy call whose out= array is another view of one of its inputs",
+                    fn.name, loc, "Numba computes it element by element (later elements "
+                    "see written values), which differs from NumPy; pass a separate out= "
+                    "array, or write a loop")
         tyctx = cpu_target.typing_context
         sig = fnty.get_call_type(tyctx, tuple(fn.typeof(a.name) for a in inputs), {})
         if sig is None:

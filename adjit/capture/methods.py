@@ -158,3 +158,70 @@ class JitclassMethodsToCalls:
                 del fn.calltypes[value]
                 fn.calltypes[new] = sig
                 stmt.value = new
+
+
+#: calls that return their array argument itself when it is already C-contiguous
+_SAME_WHEN_CONTIGUOUS = (np.ascontiguousarray, np.asarray)
+
+
+class ContiguousAliases:
+    """Calls that, on a C-contiguous array, share its memory rather than copy it, as
+    Numba and NumPy both do: ``np.ascontiguousarray(x)`` and ``np.asarray(x)`` are ``x``
+    itself, and ``np.ravel(x)`` / ``x.ravel()`` are ``np.reshape(x, x.size)``. Written as
+    those, writes through the result reach ``x`` in every mode, as in the primal; on
+    other layouts Numba copies, and the copy rules stay."""
+
+    name = "contiguous_aliases"
+
+    def run(self, fn):
+        defs = {s.target.name: s.value for b in fn.func_ir.blocks.values() for s in b.body
+                if isinstance(s, ir.Assign)}
+        for block in fn.func_ir.blocks.values():
+            for stmt in list(block.body):
+                value = stmt.value if isinstance(stmt, ir.Assign) else None
+                if not (isinstance(value, ir.Expr) and value.op == "call" and not value.kws
+                        and value.vararg is None):
+                    continue
+                arr = self.contiguous_argument(fn, defs, value)
+                if arr is None:
+                    continue
+                typ, out = fn.typeof(arr.name), fn.typeof(stmt.target.name)
+                if out == typ:
+                    fn.calltypes.pop(value, None)
+                    stmt.value = arr
+                elif out == types.Array(typ.dtype, 1, "C"):
+                    self.reshape_flat(fn, block, stmt, arr)
+
+    @staticmethod
+    def contiguous_argument(fn, defs, value):
+        """The C-contiguous array a ravel or as-contiguous call takes, else None."""
+        fnty = fn.typeof(value.func.name)
+        if isinstance(fnty, types.BoundFunction):
+            bound = defs.get(value.func.name)
+            ok = (isinstance(bound, ir.Expr) and bound.op == "getattr"
+                  and bound.attr == "ravel" and not value.args)
+            arr = bound.value if ok else None
+        else:
+            key = getattr(fnty, "typing_key", None) if isinstance(fnty, types.Function) \
+                else None
+            ok = len(value.args) == 1 and (key is np.ravel or key in _SAME_WHEN_CONTIGUOUS)
+            arr = value.args[0] if ok else None
+        typ = fn.typeof(arr.name) if arr is not None else None
+        if isinstance(typ, types.Array) and typ.layout == "C" and typ.ndim >= 1:
+            return arr
+        return None
+
+    @staticmethod
+    def reshape_flat(fn, block, stmt, arr):
+        """``stmt.target = np.reshape(arr, arr.size)``: the flat view Numba's ravel is."""
+        from .selection import _call
+        at = block.body.index(stmt)
+        size = ir.Var(block.scope, fresh_name("$size"), stmt.loc)
+        block.body.insert(at, ir.Assign(ir.Expr.getattr(arr, "size", stmt.loc), size,
+                                        stmt.loc))
+        fn.typemap[size.name] = types.intp
+        found = _call(fn, block, stmt, np.reshape, [arr, size])
+        if found is None or found[1].return_type != fn.typeof(stmt.target.name):
+            return
+        fn.calltypes.pop(stmt.value, None)
+        stmt.value = found[0]

@@ -17,7 +17,8 @@ from .inplace_arrays import (DropSelfSliceWrites, FillToSliceWrite,
                              InplaceArrayToSliceWrite, OutArgumentToSliceWrite)
 from .selection import GatherReadsToTake
 from .stencils import StencilToHelper
-from .methods import FlatIterationToRavel, JitclassMethodsToCalls, MethodsToFunctions
+from .methods import (ContiguousAliases, FlatIterationToRavel, JitclassMethodsToCalls,
+                      MethodsToFunctions)
 from .vectorize import VectorizeToLoops
 from .zero_dim import ZERO_DIM
 from ..ir.checks import after_rewrite
@@ -268,7 +269,7 @@ class CommonElementReads(Pass):
         return val.op == "call" and (bool(val.vararg) or bool(call_writes(fn, val)))
 
 
-NORMALISE = [InplaceArrayToSliceWrite(), DropSelfSliceWrites(), FillToSliceWrite(), OutArgumentToSliceWrite(),
+NORMALISE = [ContiguousAliases(), InplaceArrayToSliceWrite(), DropSelfSliceWrites(), FillToSliceWrite(), OutArgumentToSliceWrite(),
              InplaceBinopToBinop(), ResolveModuleAttributes(), StencilToHelper(),
              ComprehensionToEmpty(), ArrayLiteralToWrites(), GatherReadsToTake(),
              CompositesToHelpers(), MethodsToFunctions(), JitclassMethodsToCalls(),

@@ -324,6 +324,9 @@ class ProgramGen:
             alloc = r.choice([f"np.zeros({L})", f"np.zeros_like({a})", f"np.ones({L})",
                               f"{a}.copy()", f"np.copy({a})"])
         lines = [f"{t} = {alloc}"]
+        if empty and r.random() < 0.3:
+            lines.append(f"{t}.fill({ex.fexpr(scope, 1)})")
+            empty = False
         if empty or r.random() < 0.6:
             i = self.fresh("i")
             body = scope.child()

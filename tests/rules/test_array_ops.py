@@ -32,8 +32,8 @@ def copy_method(x):
     return np.sum(y * y * x)
 def copy_func(a): return np.sum(np.copy(a) ** 3) + np.sum(np.ascontiguousarray(a.T)[0] ** 2)
 def flatten(a): return np.sum(np.sin(a.flatten()) * np.arange(6.0))
-def ravel_func(a): return np.sum(np.ravel(a) ** 3)
-def ravel_method(a): return np.sum(np.cos(a.ravel()))
+def ravel_func(a): return np.sum(np.ravel(a.T) ** 3)  # a copy: C-contiguous is a view
+def ravel_method(a): return np.sum(np.cos(a.T.ravel()) * a.ravel())
 def cumsum_func(x): return np.sum(np.cumsum(x) ** 2)
 def cumsum_method(x): return np.sum(np.sin(x.cumsum()))
 def cross(a, b): return np.sum(np.cross(a, b) ** 2) + np.cross(a * a, b)[1]

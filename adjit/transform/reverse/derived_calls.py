@@ -15,7 +15,7 @@ from numba.core import ir, types
 
 from ...compile.dispatcher import is_derivative
 from ..analysis import (call_writes, is_differentiable, is_float, is_float_array,
-                        returned_argument_of_call)
+                        returned_argument_of_call, returned_view_of_call)
 from ..calls import positional_count
 from .context import TAPE, bar, bar_item, shadow_arg
 from .shadows import empty_array
@@ -40,6 +40,7 @@ def rev_derived_call(ctx, stmt, e, dispatcher):
             return  # a float-free result: the primal call is all there is
         # it may write into the arrays: its reverse transfers and undoes those writes
     refuse_aliased_arguments(ctx, stmt, dispatcher)
+    refuse_writes_under_returned_view(ctx, stmt, dispatcher)
     mask = tuple(i for i, g in enumerate(groups)
                  if any(ctx.is_active(a) or ctx.active_tuple(a) for a in g.args))
     program = ctx.derive(dispatcher, argument_types(ctx, groups), mask, stmt.loc)
@@ -108,6 +109,23 @@ def refuse_aliased_arguments(ctx, stmt, dispatcher):
                 f"array's memory, to '{dispatcher.py_func.__qualname__}', which writes into "
                 "it,", stmt.loc, "pass a copy of the array that is only read")
         seen.setdefault(base, a.name)
+
+
+def refuse_writes_under_returned_view(ctx, stmt, dispatcher):
+    """A helper that returns a view of an array argument (``t = tail(y)``) whose parent
+    the function writes into (``y *= 2``, ``y[2] = v``): the view's shadow is its own, so
+    the write's effect on the view's values would be lost. Refused, whatever the order."""
+    if not returned_view_of_call(ctx.fn, stmt.value):
+        return
+    changed = ctx.written | ctx.mutated
+    for a in stmt.value.args:
+        if isinstance(ctx.typeof(a.name), types.Array) and (
+                ctx.array_base(a.name) in changed or None in changed):
+            raise ctx.unsupported(
+                f"writing into {ctx.user_name(a.name)} while "
+                f"'{dispatcher.py_func.__qualname__}(...)' returns a view of it,", stmt.loc,
+                "return a copy from the helper, or take the view in the function itself "
+                "(y[1:] instead of tail(y))")
 
 
 def refuse_opaque_arguments(ctx, stmt, groups):

@@ -1,0 +1,86 @@
+"""Calls that share a C-contiguous array's memory (``x.ravel()``, ``np.ravel``,
+``np.ascontiguousarray``, ``np.asarray``) and ufuncs whose out= overlaps an input.
+
+Each of the first three gave a silently wrong gradient (and the ravel one a wrong jvp):
+adjit took the result for a copy, so writes through it never reached the parent.
+"""
+import numba
+import numpy as np
+import pytest
+
+import adjit
+from adjit.testing import check_grad, check_hvp, check_jvp
+
+XM = np.random.default_rng(5).uniform(-1.0, 1.0, (3, 4))
+
+
+def ravel_method_written(X):
+    Y = X.copy()
+    r = Y.ravel()
+    r[5] = X[0, 0] * X[2, 3]
+    r *= 2.0
+    return np.sum(Y * X)
+
+
+def np_ravel_slice_updated(X):
+    Y = X * X
+    r = np.ravel(Y)
+    r[1:4] += X[2, :3]
+    return np.sum(Y * Y)
+
+
+def ascontiguous_alias_updated(x):
+    y = x * 2.0
+    z = np.ascontiguousarray(y)
+    z *= x
+    return np.sum(y * x)
+
+
+def asarray_alias_written(x):
+    y = x * x
+    z = np.asarray(y)
+    z[1] = np.sin(x[0])
+    return np.sum(y * x)
+
+
+def ravel_of_a_column_copies(X):
+    c = X[:, 1].ravel()  # not contiguous: Numba copies, writes stay in the copy
+    c[0] = 5.0
+    return np.sum(X * X) + np.sum(c * c)
+
+
+CASES = [(ravel_method_written, XM), (np_ravel_slice_updated, XM),
+         (ascontiguous_alias_updated, XM[0].copy()), (asarray_alias_written, XM[1].copy()),
+         (ravel_of_a_column_copies, XM)]
+
+
+@pytest.mark.parametrize("f,x", CASES, ids=[c[0].__name__ for c in CASES])
+def test_every_mode_matches_finite_differences(f, x):
+    g = numba.njit(f)
+    check_grad(g, x.copy())
+    check_jvp(g, x.copy())
+    check_hvp(g, x.copy())
+
+
+def test_ravel_closed_form():
+    # Y = 2 X except Y[1, 1] = 2 X[0, 0] X[2, 3]; value sum(Y * X)
+    g = adjit.grad(numba.njit(ravel_method_written))(XM.copy())
+    want = 4.0 * XM
+    want[1, 1] = 2.0 * XM[0, 0] * XM[2, 3]
+    want[0, 0] += 2.0 * XM[2, 3] * XM[1, 1]
+    want[2, 3] += 2.0 * XM[0, 0] * XM[1, 1]
+    np.testing.assert_allclose(g, want, rtol=1e-12)
+
+
+@numba.njit
+def running_product(x):
+    y = x.copy()
+    np.multiply(y[:-1], x[1:], y[1:])  # Numba: y[k] = y[k-1] x[k], element by element
+    return np.sum(y * x)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_ufunc_whose_out_overlaps_an_input_is_refused(mode):
+    x = np.array([0.3, -0.7, 0.5, 1.1])
+    with pytest.raises(adjit.UnsupportedError, match="out= array is another view"):
+        adjit.grad(running_product)(x) if mode == "grad" else adjit.jvp(running_product)(x, x)

@@ -272,6 +272,8 @@ class _JVPWrapper:
                 e.call(_shape_check(self.names[i]), [args[i], args[n + j]], hint="ok")
             if i in written:  # its tangent is updated in place: not the caller's array
                 args[n + j] = e.call(np.copy, [args[n + j]], hint="tangent")
+            elif _needs_contiguous(primal_types[i], tangent_types[j]):
+                args[n + j] = e.call(np.ascontiguousarray, [args[n + j]], hint="tangent")
         args[n:n] = [e.const(d, hint="default") for d in defaults]
         e.ret(e.call(program.dispatcher, args, hint="dual"))
         return {0: block}
@@ -301,6 +303,14 @@ def _trailing_defaults(py_func, given_types, n):
     defaults = [p.default for p in params][n:]
     return defaults, tuple(given_types) + tuple(types.unliteral(numba.typeof(d))
                                                 for d in defaults)
+
+
+def _needs_contiguous(primal_type, tangent_type):
+    """A C-contiguous argument given a tangent of another layout: the tangent is copied
+    to C order, so that views the primal takes of its memory (``x.ravel()`` is
+    ``np.reshape``) are views of the tangent too, with the same types."""
+    return (isinstance(primal_type, types.Array) and isinstance(tangent_type, types.Array)
+            and primal_type.layout == "C" and tangent_type.layout != "C")
 
 
 def _check_tangents(fname, names, primal_types, active, tangent_types):
@@ -445,6 +455,9 @@ class _HVPWrapper:
         values = [e.item(packed, k, hint="a") for k in range(len(flat))]
         args = values[:n] + [e.const(d, hint="default") for d in defaults]
         given = {i: values[n + k] for k, i in enumerate(self.argnums)}
+        for k, i in enumerate(self.argnums):
+            if _needs_contiguous(primal_types[i], flat[n + k]):
+                given[i] = e.call(np.ascontiguousarray, [given[i]], hint="tangent")
         tangents = [given[i] if i in given else
                     (e.call(np.zeros_like, [args[i]], hint="zero") if is_float_array(
                         primal_types[i]) else e.const(0.0)) for i in active]

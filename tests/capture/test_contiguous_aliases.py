@@ -84,3 +84,20 @@ def test_a_ufunc_whose_out_overlaps_an_input_is_refused(mode):
     x = np.array([0.3, -0.7, 0.5, 1.1])
     with pytest.raises(adjit.UnsupportedError, match="out= array is another view"):
         adjit.grad(running_product)(x) if mode == "grad" else adjit.jvp(running_product)(x, x)
+
+
+@numba.njit
+def cube_of_raveled_head(X):
+    return np.sum(X.ravel()[:5] ** 3)
+
+
+def test_a_non_contiguous_tangent_of_a_contiguous_argument():
+    # x.ravel() is a reshape view; jvp and hvp copy such a tangent to C order first
+    # (Numba's reshape takes C-contiguous arrays only)
+    dX = np.random.default_rng(6).uniform(-1.0, 1.0, (3, 8))[:, ::2]
+    want = np.zeros((3, 4))
+    want.flat[:5] = 3.0 * XM.flat[:5] ** 2 * dX.flat[:5]
+    assert adjit.jvp(cube_of_raveled_head)(XM, dX)[1] == pytest.approx(want.sum())
+    want_h = np.zeros((3, 4))
+    want_h.flat[:5] = 6.0 * XM.flat[:5] * dX.flat[:5]
+    np.testing.assert_allclose(adjit.hvp(cube_of_raveled_head)(XM, dX), want_h, rtol=1e-12)

@@ -77,3 +77,28 @@ def _element_impl(a, i, ans):
         rest = i % plane
         return elementwise_at(a, i // plane, rest // ans.shape[2], rest % ans.shape[2])
     return impl3
+
+
+def tangent_like(t, ans):
+    """The tangent ``t`` of the elementwise result ``ans`` as an array of ``ans``'s shape.
+
+    A sum of partial terms has the shape of the operands that carry tangents: a scalar
+    for ``np.zeros(4) - x`` with a float ``x``, a row for ``C - v`` with ``C`` of shape
+    ``(3, 1)``. Views and element reads of the tangent (``y[::-1]``, ``y[1, 2]``) need the
+    result's own shape, so such a tangent is broadcast to it; one of the right shape is
+    returned as it is."""
+
+
+@overload(tangent_like)
+def _tangent_like_impl(t, ans):
+    if isinstance(t, (types.Float, types.Integer)):
+        return lambda t, ans: np.full(ans.shape, t, ans.dtype)
+    if not isinstance(t, types.Array):
+        return None
+    if t.ndim == ans.ndim and t.layout == "C":
+        def same_rank(t, ans):
+            if t.shape == ans.shape:
+                return t
+            return np.zeros(ans.shape, ans.dtype) + t
+        return same_rank
+    return lambda t, ans: np.zeros(ans.shape, ans.dtype) + t

@@ -13,7 +13,7 @@ from ..ir.builder import clone_stmt, clone_value
 from .calls import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
                     positional_count, refuse_list_arguments, unsupported_detail)
 from .forward_lists import fwd_build_list, fwd_list_method, fwd_list_new, fwd_list_reduction
-from .forward_elementwise import elementwise_partial
+from .forward_elementwise import elementwise_partial, tangent_like
 from .partials import emit_partial
 from ..rules import NONDIFF, lookup
 from ..rules.arrays import FILLED
@@ -104,18 +104,23 @@ def apply_rule(ctx, stmt, e, rule, name, args):
         raise ctx.unsupported(f"'{name}' on {ttype}", stmt.loc,
                               "this operation has no forward rule for these types")
     primal_args = [_use(e, old, a) for a in args]
-    total = None
+    total, given = None, set()
     for k, a in enumerate(args):
         partial = rule.partial(k) if rule is not NONDIFF else ZERO
         if partial is ZERO or not ctx.active(a):
             continue
         if elementwise and isinstance(partial, FuncPartial):
             partial = elementwise_partial(partial, len(args))
-        term = emit_partial(e, partial, _tan(ctx, e, old, a), target, primal_args,
-                            guard=not elementwise)
+        tan = _tan(ctx, e, old, a)
+        given.add(tan.name)
+        term = emit_partial(e, partial, tan, target, primal_args, guard=not elementwise)
         total = term if total is None else e.binop(operator.add, total, term, hint="tan")
     if total is None:
         total = ctx.zero(e, target, ctx.typeof(target.name))
+    elif elementwise:
+        if total.name in given:  # x + 1.0: a new array, whose tangent is not x's own
+            total = e.call(np.copy, [total], hint="tan")
+        total = e.call(tangent_like, [total, target], hint="tan")
     ctx.set_tangent(e, target, total)
 
 

@@ -111,3 +111,43 @@ def test_rank_4_array_operations_are_refused_in_every_mode(f, mode):
 @pytest.mark.parametrize("check", [check_grad, check_jvp, check_hvp])
 def test_rank_4_element_reads_and_views(check):
     check(loops_over_4d, X4)
+
+
+# Forward mode: the tangent of an elementwise result has the result's shape, and is a new
+# array. A scalar or row tangent (only a float or a broadcast row carries one) made views
+# and element reads of the result fail to compile (fuzzer, seed 60606 #727), and the
+# tangent of ``x + 1.0`` was ``x``'s own, so a write into the result changed the caller's
+# tangent and the jvp.
+def constant_minus_float_viewed(x):
+    y = np.zeros(4) - x[0]
+    return np.sum(y[::-1] * x)
+
+
+def constant_column_minus_row(v):
+    y = np.zeros((3, 1)) - v
+    return y[1, 2] * y[2, 3] + np.sum(y)
+
+
+def constant_minus_row_matmul(v):
+    y = np.zeros((3, 4)) - v
+    return np.sum(y.T @ y) + np.sum(y[:, 1])
+
+
+def plus_constant_then_written(x):
+    y = x + 1.0
+    y[0] = 5.0
+    return np.sum(y * x)
+
+
+FORWARD_SHAPES = [constant_minus_float_viewed, constant_column_minus_row,
+                  constant_minus_row_matmul, plus_constant_then_written]
+
+
+@pytest.mark.parametrize("f", FORWARD_SHAPES, ids=[f.__name__ for f in FORWARD_SHAPES])
+def test_elementwise_tangents_take_the_result_shape_in_every_mode(f):
+    import numba
+    g = numba.njit(f)
+    v = np.array([0.3, -0.2, 0.5, 0.7])
+    check_jvp(g, v)      # also checks the given tangent is left unchanged
+    check_grad(g, v)
+    check_hvp(g, v)

@@ -55,36 +55,20 @@ def _fold_lower(s, shadow):
 
 
 @numba.njit
-def solve_lower(low, b):
-    """``L^-1 B`` for a lower-triangular ``L`` by forward substitution, row by row.
+def solve_lower(low, b, transposed):
+    """``L^-1 B`` (or ``L^-T B``, ``transposed``) for a lower-triangular ``L``, by
+    forward (back) substitution, row by row.
 
     The Cholesky rules solve with the factor itself: a general ``np.linalg.solve`` would
     factorise it again (LU) and costs about four times as much at n = 128."""
     n, m = b.shape
     x = np.empty((n, m))
-    for i in range(n):
+    for step in range(n):
+        i = n - 1 - step if transposed else step
         for j in range(m):
             x[i, j] = b[i, j]
-        for k in range(i):
-            c = low[i, k]
-            for j in range(m):
-                x[i, j] -= c * x[k, j]
-        inv = 1.0 / low[i, i]
-        for j in range(m):
-            x[i, j] *= inv
-    return x
-
-
-@numba.njit
-def solve_lower_transposed(low, b):
-    """``L^-T B`` for a lower-triangular ``L`` by back substitution, row by row."""
-    n, m = b.shape
-    x = np.empty((n, m))
-    for i in range(n - 1, -1, -1):
-        for j in range(m):
-            x[i, j] = b[i, j]
-        for k in range(i + 1, n):
-            c = low[k, i]
+        for k in range(i + 1, n) if transposed else range(i):
+            c = low[k, i] if transposed else low[i, k]
             for j in range(m):
                 x[i, j] -= c * x[k, j]
         inv = 1.0 / low[i, i]
@@ -95,16 +79,16 @@ def solve_lower_transposed(low, b):
 
 def _cholesky_jvp(ans, a, da):
     """``dL = L phi(L^-1 dA L^-T)`` for the symmetric ``dA`` the factorisation sees."""
-    left = solve_lower(ans, _lower_mirrored(da))
-    m = solve_lower(ans, left.T)  # L^-1 (L^-1 dA)^T = L^-1 dA L^-T, as dA is symmetric
+    left = solve_lower(ans, _lower_mirrored(da), False)
+    m = solve_lower(ans, left.T, False)  # L^-1 (L^-1 dA)^T = L^-1 dA L^-T, as dA is symmetric
     return ans @ _phi(m)
 
 
 def _cholesky_vjp(g, ans, a, shadow):
     """``S = L^-T phi(L^T g) L^-1``; an entry below the diagonal gets ``S_ij + S_ji``, so
     ``S^T = L^-T (L^-T P)^T`` serves as well as ``S``."""
-    right = solve_lower_transposed(ans, _phi(ans.T @ g))       # L^-T P
-    _fold_lower(solve_lower_transposed(ans, right.T), shadow)  # (L^-T P L^-1)^T
+    right = solve_lower(ans, _phi(ans.T @ g), True)       # L^-T P
+    _fold_lower(solve_lower(ans, right.T, True), shadow)  # (L^-T P L^-1)^T
 
 
 def _solve_jvp_a(ans, a, b, da):

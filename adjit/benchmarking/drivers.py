@@ -3,29 +3,24 @@
 A benchmark never times a call from Python: that costs 100-400 ns of dispatch, more than a
 small primal. Instead the inputs of P repeats are generated beforehand and packed, one array
 per argument position, with the repeat index first (``X[j]`` is argument ``x`` of repeat
-``j``; scalars become 1-D arrays). A generated ``@njit`` driver of the right arity receives
-the dispatcher to time as a first-class argument and calls it ``n`` times, cycling through
-the P inputs, so every call sees a different input than the one before::
+``j``; scalars become 1-D arrays). One ``@njit`` driver receives the dispatcher to time as
+a first-class argument and the packed arrays as a tuple, and calls it ``n`` times, cycling
+through the P inputs, so every call sees a different input than the one before::
 
-    def driver(f, n, a0, a1):
+    def driver(f, n, packed):
         acc = 0.0
-        p = a0.shape[0]
         j = 0
         for i in range(n):
-            out = f(a0[j], a1[j])
-            acc += out[0].flat[i % out[0].size] + out[1].flat[i % out[1].size]
-            j += 1
-            if j == p:
-                j = 0
-        return acc
+            acc += consume(f(*inputs_at(packed, j)), i)
+            j = (j + 1) % P
 
-One element of every output array (and every scalar) is added to ``acc`` and returned, so
-the call cannot be removed, while the consuming cost is O(1) whatever the output size.
+``consume`` adds one element of every output array (and every scalar) to ``acc``, so the
+call cannot be removed, while the consuming cost is O(1) whatever the output size.
 Which element depends on the loop counter, so LLVM (which inlines the whole gradient into
 the driver) cannot prove any element unread and drop the work that computes it: reading
 always element 0 let it delete most of a gradient whose elements are independent, and
-made ratios swing between runs.
-Drivers are generated per (arity, output structure) and compiled once per dispatcher type.
+made ratios swing between runs. Numba compiles the driver once per dispatcher type and
+argument types; nothing is generated as source.
 """
 import statistics
 import time
@@ -33,8 +28,8 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
-
-_DRIVERS = {}
+from numba.core import types
+from numba.extending import overload
 
 
 def structure_of(value):
@@ -48,54 +43,49 @@ def structure_of(value):
     raise TypeError(f"cannot time a callable returning {type(value).__name__}")
 
 
-def _consume_expr(var, st):
-    """Source of an O(1) float expression that depends on the value ``var`` of structure ``st``."""
-    if st == "s":
-        return f"{var}"
-    if isinstance(st, tuple) and st and st[0] == "a":
-        _, ndim, size = st
-        if ndim == 0 or size == 0:
-            return f"{var}.size"
-        return f"{var}.flat[i % {var}.size]"
-    if isinstance(st, tuple):
-        parts = [_consume_expr(f"{var}[{i}]", sub) for i, sub in enumerate(st)]
-        return " + ".join(parts) if parts else "0.0"
-    raise TypeError(f"bad output structure {st!r}")
+def consume(out, i):
+    """An O(1) float that depends on output ``out``: element ``i % size`` of each array
+    (its size for a 0-d or empty one), each scalar itself, summed over a tuple."""
 
 
-def driver_source(arity, structure):
-    """Python source of the driver loop for ``arity`` arguments and output ``structure``."""
-    if arity < 1:
-        raise ValueError("a benchmarked function needs at least one argument")
-    names = [f"a{k}" for k in range(arity)]
-    call = ", ".join(f"{a}[j]" for a in names)
-    expr = _consume_expr("out", structure)
-    return (
-        f"def driver(f, n, {', '.join(names)}):\n"
-        f"    acc = 0.0\n"
-        f"    p = a0.shape[0]\n"
-        f"    j = 0\n"
-        f"    for i in range(n):\n"
-        f"        out = f({call})\n"
-        f"        acc += {expr}\n"
-        f"        j += 1\n"
-        f"        if j == p:\n"
-        f"            j = 0\n"
-        f"    return acc\n"
-    )
+@overload(consume)
+def _consume_impl(out, i):
+    if isinstance(out, types.Array):
+        if out.ndim == 0:
+            return lambda out, i: float(out.size)
+        return lambda out, i: out.flat[i % out.size] if out.size else 0.0
+    if isinstance(out, (types.Number, types.Boolean)):
+        return lambda out, i: out
+    if isinstance(out, types.BaseTuple):
+        if len(out) == 0:
+            return lambda out, i: 0.0
+        return lambda out, i: consume(out[0], i) + consume(out[1:], i)
+    return None
 
 
-def get_driver(arity, structure):
-    """The compiled (lazily, by numba) driver for ``arity`` and ``structure``, cached."""
-    key = (arity, structure)
-    drv = _DRIVERS.get(key)
-    if drv is None:
-        namespace = {}
-        exec(compile(driver_source(arity, structure), "<adjit-bench-driver>", "exec"),
-             namespace)  # generated from integers and fixed templates only
-        drv = numba.njit(namespace["driver"])
-        _DRIVERS[key] = drv
-    return drv
+def inputs_at(packed, j):
+    """The argument tuple of repeat ``j``: item ``j`` of each packed array."""
+
+
+@overload(inputs_at)
+def _inputs_at_impl(packed, j):
+    if len(packed) == 0:
+        return lambda packed, j: ()
+    return lambda packed, j: (packed[0][j],) + inputs_at(packed[1:], j)
+
+
+@numba.njit
+def _driver(f, n, packed):
+    """Call ``f`` ``n`` times on the packed inputs in turn; return the consumed sum."""
+    acc = 0.0
+    p = packed[0].shape[0]
+    j = 0
+    for i in range(n):
+        acc += consume(f(*inputs_at(packed, j)), i)
+        j += 1
+        if j == p:
+            j = 0
+    return acc
 
 
 def pack_inputs(input_sets):
@@ -149,10 +139,14 @@ class Timing:
 
 
 def run_driver(fn, packed, structure, n):
-    """Call ``fn`` ``n`` times inside the compiled driver; return wall seconds for the loop."""
-    drv = get_driver(len(packed), structure)
+    """Call ``fn`` ``n`` times inside the compiled driver; return wall seconds for the loop.
+    (``structure``, the output's shape as ``structure_of`` gives it, is not needed: the
+    driver follows the output's type.)"""
+    if not packed:
+        raise ValueError("a benchmarked function needs at least one argument")
+    args = tuple(packed)
     t0 = time.perf_counter()
-    drv(fn, n, *packed)
+    _driver(fn, n, args)
     return time.perf_counter() - t0
 
 

@@ -14,6 +14,15 @@ _SQRT_PI = math.sqrt(math.pi)
 # that its own derivative, which hvp takes, is NaN too).
 
 
+def pow_base_partial(a, b):
+    """d a**b / da = b a**(b-1). At a = 0 with b < 1, ``0 ** (b - 1)`` with an integer b
+    raises ZeroDivisionError where the primal need not (``v ** i`` at v = 0, i = 0 is 1):
+    there the partial is 0 for b = 0 and the IEEE limit ``b * inf`` otherwise."""
+    if a != 0 or b >= 1:
+        return b * a ** (b - 1)
+    return 0.0 * a if b == 0 else b * math.inf
+
+
 def pow_exponent_partial(ans, a, b):
     """d a**b / db = a**b log(a), taken as 0 at a = 0 (as JAX does), where 0**b is
     constant in b for b > 0."""
@@ -53,7 +62,7 @@ defderivs((math.erfc,), lambda x: -2.0 / _SQRT_PI * math.exp(-x * x))
 defderivs((math.atan2, np.arctan2),
           lambda y, x: x / (x * x + y * y), lambda y, x: -y / (x * x + y * y))
 defderivs((math.hypot, np.hypot), lambda ans, x, y: x / ans, lambda ans, x, y: y / ans)
-defderivs((math.pow, np.power), lambda a, b: b * a ** (b - 1), pow_exponent_partial)
+defderivs((math.pow, np.power), pow_base_partial, pow_exponent_partial)
 defderivs((np.abs, np.absolute, np.fabs, math.fabs), lambda x: 1.0 if x >= 0 else -1.0)
 defderivs((np.negative,), lambda x: -1.0)
 defderivs((np.positive,), ONE)

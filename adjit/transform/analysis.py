@@ -161,6 +161,13 @@ def array_parents(fn, name, defs):
     site = array_op_site(fn, value)
     if site is not None and site.op.kind == "view":
         return [site.args[0]]
+    if value.op == "call":  # np.ravel(x), np.asarray(x) ... of a C-contiguous x: x itself
+        from ..capture.methods import ContiguousAliases
+        bound = defs.get(value.func.name, ())
+        func = {value.func.name: bound[0][1].value} if len(bound) == 1 else {}
+        shared = ContiguousAliases.contiguous_argument(fn, func, value)
+        if shared is not None:
+            return [shared]
     if value.op == "pair_first":  # pair_first(iternext(it)), it a copy of getiter(a)
         seen = set()
         while isinstance(value, (ir.Var, ir.Expr)) and id(value) not in seen:

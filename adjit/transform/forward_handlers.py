@@ -194,6 +194,13 @@ FWD_CALLS = {
 }
 
 
+#: functions that copy or share memory by their argument's layout type. Left in the IR,
+#: the primal's argument is not C-contiguous (``capture/methods.ContiguousAliases``
+#: rewrote the others), so it copied, while its tangent may be typed C-contiguous and
+#: would be shared (the method form ``x.ravel()`` is emitted as ``flatten``, a copy)
+_COPIES_BY_LAYOUT = (np.ravel, np.ascontiguousarray)
+
+
 def fwd_array_op(ctx, stmt, e, site):
     """fwd: ``y = op(a[, b])`` (a registered array op) / ``y%dot = op(a%dot)`` for a
     view or a linear map, ``op(a%dot, b) + op(a, b%dot)`` for a bilinear one."""
@@ -216,7 +223,10 @@ def fwd_array_op(ctx, stmt, e, site):
             continue
         swapped = list(args)
         swapped[k] = _tan(ctx, e, old, site.args[k])
-        terms.append(emit_array_op(e, site, swapped, hint="lin"))
+        term = emit_array_op(e, site, swapped, hint="lin")
+        if site.callee in _COPIES_BY_LAYOUT:  # the primal copied: so must the tangent
+            term = e.call(np.copy, [term], hint="lin")
+        terms.append(term)
     if not terms:
         total = ctx.zero(e, stmt.target, ctx.typeof(stmt.target.name))
     elif len(terms) == 1:

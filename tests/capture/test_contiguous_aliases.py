@@ -101,3 +101,26 @@ def test_a_non_contiguous_tangent_of_a_contiguous_argument():
     want_h = np.zeros((3, 4))
     want_h.flat[:5] = 6.0 * XM.flat[:5] * dX.flat[:5]
     np.testing.assert_allclose(adjit.hvp(cube_of_raveled_head)(XM, dX), want_h, rtol=1e-12)
+
+
+def ravel_of_a_slice_written(x):
+    y = np.ravel(x[::1])  # typed non-contiguous: Numba copies, its tangent must be a copy
+    y[0] = 5.0 * x[1]
+    return np.sum(y * x) + np.sum(x * x)
+
+
+def argument_written_through_ravel(X):
+    r = X.ravel()         # a view of the argument: jvp must copy the caller's tangent
+    r[0] = 3.0 * X[1, 1]
+    return np.sum(X * X)
+
+
+@pytest.mark.parametrize("f,x", [(ravel_of_a_slice_written, XM[0].copy()),
+                                 (argument_written_through_ravel, XM)],
+                         ids=["ravel_of_a_slice_written", "argument_written_through_ravel"])
+def test_the_given_tangent_is_left_unchanged(f, x):
+    # jvp wrote into the caller's tangent in both (check_jvp checks it is unchanged)
+    g = numba.njit(f)
+    check_jvp(g, x.copy())
+    check_grad(g, x.copy())
+    check_hvp(g, x.copy())

@@ -24,6 +24,11 @@ def _add_same_shape(g, shadow):
     shadow += g
 
 
+def _add_converted(g, shadow, dtype):
+    """``shadow += g``: the transpose of ``x.astype(dtype)``, a copy (float to float)."""
+    shadow += g
+
+
 def _add_flat(g, shadow):
     """``shadow += g`` reshaped to the shadow's shape: the transpose of a flattening."""
     shadow += g.reshape(shadow.shape)  # g: the result's own (contiguous) shadow
@@ -98,6 +103,7 @@ deflinear_array([np.copy, np.ascontiguousarray, m("copy")], _add_same_shape, ndi
 deflinear_array([np.sum], _reverse_sum_axis, ndims=(2,), nargs=(2,))
 deflinear_array([np.diag], _reverse_diag)
 deflinear_array([m("flatten"), np.ravel, m("ravel")], _add_flat)
+deflinear_array([m("astype")], _add_converted, ndims=(1, 2, 3), nargs=(2,))  # always a copy
 deflinear_array([np.cumsum, m("cumsum")], _reverse_cumsum_flat)
 deflinear_array([np.diff], _reverse_diff, ndims=(1,))
 deflinear_array([np.tril], _reverse_tril, ndims=(2,), nargs=(1, 2))

@@ -34,6 +34,7 @@ def copy_func(a): return np.sum(np.copy(a) ** 3) + np.sum(np.ascontiguousarray(a
 def flatten(a): return np.sum(np.sin(a.flatten()) * np.arange(6.0))
 def ravel_func(a): return np.sum(np.ravel(a.T) ** 3)  # a copy: C-contiguous is a view
 def ravel_method(a): return np.sum(np.cos(a.T.ravel()) * a.ravel())
+def astype_method(a): return np.sum(np.sin(a.astype(np.float64)) * a)  # always a copy
 def cumsum_func(x): return np.sum(np.cumsum(x) ** 2)
 def cumsum_method(x): return np.sum(np.sin(x.cumsum()))
 def cross(a, b): return np.sum(np.cross(a, b) ** 2) + np.cross(a * a, b)[1]
@@ -109,6 +110,7 @@ CASES = [
     (flatten, (M23,), 0, ["x.flatten"]),
     (ravel_func, (M23,), 0, ["np.ravel"]),
     (ravel_method, (M23,), 0, ["x.ravel"]),
+    (astype_method, (M23,), 0, ["x.astype"]),
     (cumsum_func, (V6,), 0, ["np.cumsum"]),
     (cumsum_method, (V6,), 0, ["x.cumsum"]),
     (cross, (V3, W3), (0, 1), ["np.cross"]),

@@ -52,6 +52,16 @@ __all__ = ["check_grad", "check_vjp", "check_jvp", "check_hvp", "numerical_grad"
            "ELEMENTWISE_LIMIT"]
 
 
+def _scaled_direction(rng, a):
+    """A random direction for argument ``a``: standard normal, times ``max(1, |a|)`` (the
+    largest magnitude of an array), so a central difference of step ``h`` along it moves
+    ``a`` by a relative ``h``; an array keeps its shape and dtype."""
+    scale = max(1.0, float(np.max(np.abs(a)))) if np.size(a) else 1.0
+    if _is_float_array(a):
+        return np.asarray(_random_like(rng, a) * scale, dtype=a.dtype)
+    return float(rng.standard_normal()) * scale
+
+
 def _random_like(rng, a):
     """A standard normal array of ``a``'s shape and dtype (a 0-d array stays an array)."""
     return np.asarray(rng.standard_normal(a.shape), dtype=a.dtype)
@@ -205,8 +215,10 @@ def check_jvp(f, *args, seed=0, rtol=None, atol=None):
     primal = _scalar_output(_primal(f), _name(f))
     rng = np.random.default_rng(seed)
     slots = [k for k, a in enumerate(args) if _is_float_scalar(a) or _is_float_array(a)]
-    tangents = [_random_like(rng, args[k]) if _is_float_array(args[k])
-                else float(rng.standard_normal()) for k in slots]
+    # each tangent is scaled by its own argument's magnitude, so that one step h moves
+    # every argument by about the same relative amount (masses of 1e9 beside positions of
+    # 1 would otherwise take a step far too small or too large for one of them)
+    tangents = [_scaled_direction(rng, args[k]) for k in slots]
     depth = _current_depth()
     given = [np.copy(t) if isinstance(t, np.ndarray) else t for t in tangents]
     value, tan = adjit.jvp(f)(*_copy_args(args), *given)  # (f may write its arguments)
@@ -218,7 +230,7 @@ def check_jvp(f, *args, seed=0, rtol=None, atol=None):
     if not _values_equal(value, primal(*_copy_args(args)), rtol=1e-6 if dtype == np.float32 else 1e-12):
         raise AssertionError(f"check_jvp({_name(f)}): value {value!r} differs from the primal")
     rtol, atol = _tolerances(dtype, rtol, atol)
-    h = _rel_step(dtype, None) * max([1.0] + [float(np.max(np.abs(args[k]))) for k in slots])
+    h = _rel_step(dtype, None)
 
     def moved(sign):
         new = list(_copy_args(args))
@@ -245,15 +257,13 @@ def check_hvp(f, *args, argnums=0, seed=0, rtol=1e-5, atol=1e-7):
     import adjit
     nums = argnums if isinstance(argnums, tuple) else (argnums,)
     rng = np.random.default_rng(seed)
-    vs = [_random_like(rng, args[k]) if _is_float_array(args[k])
-          else float(rng.standard_normal()) for k in nums]
+    vs = [_scaled_direction(rng, args[k]) for k in nums]  # (scaled per argument)
     depth = _current_depth()
     hv = adjit.hvp(f, argnums=argnums)(*args, *vs)
     if _current_depth() != depth:
         raise AssertionError(f"check_hvp({_name(f)}): tape depth changed across the call")
     grad = adjit.grad(f, argnums=argnums)
-    h = _rel_step(np.dtype(np.float64), None) * max(
-        1.0, max(float(np.max(np.abs(args[k]))) for k in nums))
+    h = _rel_step(np.dtype(np.float64), None)
 
     def moved(sign):
         new = list(_copy_args(args))

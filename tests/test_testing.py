@@ -307,3 +307,18 @@ def test_check_vjp_wrong_value_fails(fake, monkeypatch):
     _fake_vjp(monkeypatch, lambda x, n, ybar: (x * n + 1e-6, (ybar * n, 0)))
     with pytest.raises(AssertionError, match="value"):
         check_vjp(f_int, 0.7, 3, ybar=2.0)
+
+
+def _gravity(m, x):
+    # a mass of order 1e9 beside a position of order 1 (N-body codes)
+    return 6.674e-11 * m * np.sum(np.sin(x) / (1.0 + x * x))
+
+
+def test_jvp_and_hvp_checks_step_each_argument_by_its_own_scale():
+    """One step scaled by the largest argument (1e9) moved the positions by thousands,
+    and the checks failed correct derivatives; each direction now carries its own
+    argument's scale."""
+    from adjit.testing import check_hvp, check_jvp
+    x = np.array([0.3, -0.8, 1.1])
+    check_jvp(_gravity, 2.0e9, x)
+    check_hvp(_gravity, 2.0e9, x, argnums=(0, 1))

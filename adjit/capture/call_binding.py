@@ -26,7 +26,9 @@ NUMPY_ALLOCATIONS = frozenset({
     np.full_like, np.arange, np.linspace, np.eye, np.identity,
     # and NumPy functions whose options are usually passed by keyword (axis=, a_min=)
     np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.var, np.std,
-    np.clip, np.cumsum, np.cumprod})
+    np.clip, np.cumsum, np.cumprod, np.diff, np.roll, np.repeat, np.convolve, np.average,
+    np.median, np.percentile, np.quantile, np.ptp, np.nansum, np.nanmean, np.nanmax,
+    np.nanmin, *filter(None, [getattr(np, "trapezoid", None)])})
 
 _PLAIN = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 

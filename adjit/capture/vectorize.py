@@ -16,6 +16,7 @@ from numba.core import ir, types
 from numba.core.registry import cpu_target
 from numba.np.ufunc.dufunc import DUFunc
 
+from ..rules.core import lookup
 from ..rules.registry import lookup_kernel
 
 _lock = threading.Lock()
@@ -190,6 +191,8 @@ class VectorizeToLoops:
             fn.typemap[shape.name] = types.UniTuple(types.intp, result.ndim)
             inserted = 1
             args = list(value.args) + [shape] * (MAX_OPERANDS - len(arrays) + 1)
+        elif not isinstance(dufunc, DUFunc) and lookup(dufunc) is not None:
+            return 0  # a scalar call of a NumPy function with a scalar rule (np.sinc)
         else:
             callee, args = kernel_of(dufunc), list(value.args)
         fnty = types.Dispatcher(callee)

@@ -16,6 +16,7 @@ defview([np.expand_dims], nargs=(2,))
 defview([np.flip], ndims=(1, 2, 3))  # Numba's flips are reversed-stride views
 defview([np.flipud], ndims=(1, 2, 3))
 defview([np.fliplr], ndims=(2, 3))
+defview([np.atleast_1d, np.atleast_2d, np.atleast_3d], ndims=(1, 2, 3))
 
 
 # -- linear maps of one array ------------------------------------------------------------
@@ -42,19 +43,69 @@ def _reverse_cumsum(g, shadow):
         shadow[i] += acc
 
 
-def _reverse_cumsum_flat(g, shadow):
-    """The transpose of ``np.cumsum`` of any rank (which flattens in C order)."""
-    acc = 0.0
-    for k in range(g.shape[0] - 1, -1, -1):
-        acc += g[k]
+def _reverse_cumsum_flat(g, shadow, axis=None):
+    """The transpose of ``np.cumsum``: each element gets the adjoints of the partial sums
+    that include it, in C order over the whole array (no ``axis``: NumPy flattens) or
+    along ``axis``."""
+    if g.size == 0:
+        return
+    flat = _flat_copy_jit(g)
+    length, inner = g.size, 1
+    if axis is not None:
+        ax = axis % g.ndim
+        length = g.shape[ax]
+        for d in range(ax + 1, g.ndim):
+            inner *= g.shape[d]
+    for outer in range(g.size // (length * inner)):
+        for i in range(inner):
+            acc = 0.0
+            for k in range(length - 1, -1, -1):
+                position = (outer * length + k) * inner + i
+                acc += flat[position]
+                _add_flat_jit(shadow, position, acc)
+
+
+def _reverse_diff(g, shadow, n=1):
+    """``np.diff(x, n)`` along the last axis: ``diff(x)[i] = x[i + 1] - x[i]`` applied
+    ``n`` times; its transpose, applied ``n`` times, sends ``g[i]`` to ``x[i + 1]`` and
+    ``-g[i]`` to ``x[i]``."""
+    if g.size == 0:
+        return
+    width = shadow.shape[-1]
+    rows = shadow.size // width
+    h = _flat_copy_jit(g).reshape((rows, width - n))
+    for _ in range(n):
+        wider = np.zeros((rows, h.shape[1] + 1))
+        for r in range(rows):
+            for i in range(h.shape[1]):
+                wider[r, i + 1] += h[r, i]
+                wider[r, i] -= h[r, i]
+        h = wider
+    for r in range(rows):
+        for i in range(width):
+            _add_flat_jit(shadow, r * width + i, h[r, i])
+
+
+def _reverse_roll(g, shadow, shift):
+    """``np.roll(x, shift)`` moves flat element ``k`` to ``(k + shift) % n``."""
+    flat = _flat_copy_jit(g)
+    n = flat.shape[0]
+    for k in range(n):
+        _add_flat_jit(shadow, k, flat[(k + shift) % n])
+
+
+def _reverse_repeat(g, shadow, repeats):
+    """``np.repeat(x, repeats)`` repeats flat element ``k`` ``repeats`` (or
+    ``repeats[k]``) times: it gets the sum of its copies' adjoints."""
+    counts = np.empty(shadow.size, np.int64)
+    counts[:] = repeats
+    position = 0
+    for k in range(counts.shape[0]):
+        acc = 0.0
+        for _ in range(counts[k]):
+            acc += g[position]
+            position += 1
         _add_flat_jit(shadow, k, acc)
-
-
-def _reverse_diff(g, shadow):
-    """``np.diff(x)[i] = x[i + 1] - x[i]``: each element gets its two differences."""
-    for i in range(g.shape[0]):
-        shadow[i + 1] += g[i]
-        shadow[i] -= g[i]
 
 
 def _reverse_tril(g, shadow, k=0):
@@ -80,12 +131,20 @@ def _reverse_take(g, shadow, index):
 
 
 def _reverse_sum_axis(g, shadow, axis):
-    """``np.sum(x, axis)`` of a 2-D ``x``: every element of the summed axis gets the
-    adjoint of its row or column sum."""
-    axis = axis % 2
-    for i in range(shadow.shape[0]):
-        for j in range(shadow.shape[1]):
-            shadow[i, j] += g[j] if axis == 0 else g[i]
+    """``np.sum(x, axis)`` of a 2-D or 3-D ``x``: every element along the summed axis
+    gets the adjoint of its sum."""
+    if shadow.size == 0:
+        return
+    flat = _flat_copy_jit(g)
+    ax = axis % shadow.ndim
+    length, inner = shadow.shape[ax], 1
+    for d in range(ax + 1, shadow.ndim):
+        inner *= shadow.shape[d]
+    for outer in range(shadow.size // (length * inner)):
+        for i in range(inner):
+            adjoint = flat[outer * inner + i]
+            for k in range(length):
+                _add_flat_jit(shadow, (outer * length + k) * inner + i, adjoint)
 
 
 def _reverse_diag(g, shadow):
@@ -100,12 +159,14 @@ def _reverse_diag(g, shadow):
 
 
 deflinear_array([np.copy, np.ascontiguousarray, m("copy")], _add_same_shape, ndims=(1, 2, 3))
-deflinear_array([np.sum], _reverse_sum_axis, ndims=(2,), nargs=(2,))
+deflinear_array([np.sum], _reverse_sum_axis, ndims=(2, 3), nargs=(2,))
 deflinear_array([np.diag], _reverse_diag)
 deflinear_array([m("flatten"), np.ravel, m("ravel")], _add_flat)
 deflinear_array([m("astype")], _add_converted, ndims=(1, 2, 3), nargs=(2,))  # always a copy
-deflinear_array([np.cumsum, m("cumsum")], _reverse_cumsum_flat)
-deflinear_array([np.diff], _reverse_diff, ndims=(1,))
+deflinear_array([np.cumsum, m("cumsum")], _reverse_cumsum_flat, ndims=(1, 2, 3), nargs=(1, 2))
+deflinear_array([np.diff], _reverse_diff, ndims=(1, 2, 3), nargs=(1, 2))
+deflinear_array([np.roll], _reverse_roll, ndims=(1, 2, 3), nargs=(2,))
+deflinear_array([np.repeat], _reverse_repeat, ndims=(1, 2, 3), nargs=(2,))
 deflinear_array([np.tril], _reverse_tril, ndims=(2,), nargs=(1, 2))
 deflinear_array([np.triu], _reverse_triu, ndims=(2,), nargs=(1, 2))
 # ``x[index]`` and ``x[mask]`` reads are rewritten to ``np.take`` (capture/selection.py)
@@ -114,24 +175,27 @@ deflinear_array([np.take], _reverse_take, nargs=(2,))
 
 # -- nonlinear array functions ------------------------------------------------------------
 def _cumprod_jvp(ans, a, da):
-    """``d cumprod(a)[i] = d cumprod(a)[i-1] * a[i] + cumprod(a)[i-1] * da[i]``."""
-    t = np.empty(a.shape[0])
-    for i in range(a.shape[0]):
-        t[i] = da[i] if i == 0 else t[i - 1] * a[i] + ans[i - 1] * da[i]
+    """``d cumprod(a)[i] = d cumprod(a)[i-1] * a[i] + cumprod(a)[i-1] * da[i]``, over the
+    elements in C order (NumPy flattens)."""
+    x, dx = _flat_copy_jit(a), _flat_copy_jit(da)
+    t = np.empty(x.shape[0])
+    for i in range(x.shape[0]):
+        t[i] = dx[i] if i == 0 else t[i - 1] * x[i] + ans[i - 1] * dx[i]
     return t
 
 
 def _cumprod_vjp(g, ans, a, shadow):
     """``a_bar[j] = sum_{i >= j} g[i] prod_{k <= i, k != j} a[k]``, without dividing by
     ``a[j]`` (exact when elements are zero)."""
-    n = a.shape[0]
+    x = _flat_copy_jit(a)
+    n = x.shape[0]
     for j in range(n):
         acc = ans[j - 1] if j > 0 else 1.0
         total = g[j] * acc
         for i in range(j + 1, n):
-            acc *= a[i]
+            acc *= x[i]
             total += g[i] * acc
-        shadow[j] += total
+        _add_flat_jit(shadow, j, total)
 
 
 def _sort_jvp(ans, a, da):
@@ -145,7 +209,7 @@ def _sort_vjp(g, ans, a, shadow):
         shadow[order[k]] += g[k]
 
 
-defnonlinear([np.cumprod, m("cumprod")], [_cumprod_vjp], [_cumprod_jvp], ndims=(1,))
+defnonlinear([np.cumprod, m("cumprod")], [_cumprod_vjp], [_cumprod_jvp], ndims=(1, 2, 3))
 defnonlinear([np.sort], [_sort_vjp], [_sort_jvp], ndims=(1,))
 
 
@@ -215,6 +279,17 @@ def _outer_vjp_b(g, a, shadow):
             shadow[j] += g[i, j] * ai
 
 
+def _convolve_vjp_a(g, v, shadow):
+    """``np.convolve(a, v)[k] = sum_i a[i] v[k - i]`` (full mode):
+    ``a_bar[i] = sum_j g[i + j] v[j]``."""
+    for i in range(shadow.shape[0]):
+        acc = 0.0
+        for j in range(v.shape[0]):
+            acc += g[i + j] * v[j]
+        shadow[i] += acc
+
+
+defbilinear([np.convolve], _convolve_vjp_a, _convolve_vjp_a, ndims=(1,))
 defbilinear([np.cross], _cross_vjp_a, _cross_vjp_b)
 defbilinear([np.outer], _outer_vjp_a, _outer_vjp_b, ndims=(1,))
 
@@ -234,5 +309,13 @@ def _clip(x, lo, hi):
     return min(max(x, lo), hi)
 
 
+@numba.njit
+def _sinc(x):
+    """One element of ``np.sinc(x)`` (a Python function in NumPy, not a ufunc): its
+    scalar rule is in ``scalar_math.py``."""
+    return np.sinc(x)
+
+
 defkernel([np.where], _where)
 defkernel([np.clip], _clip)
+defkernel([np.sinc], _sinc)

@@ -59,9 +59,14 @@ defderivs((math.radians, np.radians, np.deg2rad), lambda x: 0.017453292519943295
 defderivs((math.degrees, np.degrees, np.rad2deg), lambda x: 57.29577951308232)
 defderivs((math.erf,), lambda x: 2.0 / _SQRT_PI * math.exp(-x * x))
 defderivs((math.erfc,), lambda x: -2.0 / _SQRT_PI * math.exp(-x * x))
+# At the origin atan2 and hypot are not differentiable and their partials are 0/0; adjit
+# takes 0 there, the subgradient convention it uses for the norm and the standard
+# deviation, so a zero vector's angle or length does not turn a gradient into NaN
 defderivs((math.atan2, np.arctan2),
-          lambda y, x: x / (x * x + y * y), lambda y, x: -y / (x * x + y * y))
-defderivs((math.hypot, np.hypot), lambda ans, x, y: x / ans, lambda ans, x, y: y / ans)
+          lambda y, x: x / (x * x + y * y) if x != 0.0 or y != 0.0 else 0.0 * x,
+          lambda y, x: -y / (x * x + y * y) if x != 0.0 or y != 0.0 else 0.0 * y)
+defderivs((math.hypot, np.hypot), lambda ans, x, y: x / ans if ans != 0.0 else 0.0 * x,
+          lambda ans, x, y: y / ans if ans != 0.0 else 0.0 * y)
 defderivs((math.pow, np.power), pow_base_partial, pow_exponent_partial)
 defderivs((np.abs, np.absolute, np.fabs, math.fabs), lambda x: 1.0 if x >= 0 else -1.0)
 defderivs((np.negative,), lambda x: -1.0)
@@ -97,3 +102,29 @@ def digamma(x):
 
 defderivs((math.lgamma,), lambda x: digamma(x))
 defderivs((math.gamma,), lambda ans, x: ans * digamma(x))
+
+
+def sinc_partial(x):
+    """d sinc(x) / dx with ``sinc(x) = sin(pi x) / (pi x)``: ``(cos(pi x) - sinc(x)) / x``,
+    0 at x = 0 (where sinc is flat)."""
+    if x == 0.0:
+        return 0.0 * x
+    px = math.pi * x
+    return (math.cos(px) - math.sin(px) / px) / x
+
+
+def copysign_partial(a, b):
+    """d copysign(a, b) / da = sign(a) sign(b) (the magnitude of ``a``, signed by ``b``)."""
+    return math.copysign(1.0, a) * math.copysign(1.0, b)
+
+
+defderivs((np.logaddexp,), lambda ans, a, b: math.exp(a - ans),
+          lambda ans, a, b: math.exp(b - ans))
+defderivs((np.logaddexp2,), lambda ans, a, b: 2.0 ** (a - ans),
+          lambda ans, a, b: 2.0 ** (b - ans))
+defderivs((np.reciprocal,), lambda ans, x: -ans * ans)
+defderivs((np.sinc,), sinc_partial)
+# Python's (floored) modulo and C's (truncated) fmod: a - b * floor(a / b), a - b * trunc(a / b)
+defderivs((np.remainder, np.mod), ONE, lambda a, b: -math.floor(a / b))
+defderivs((np.fmod,), ONE, lambda a, b: -math.trunc(a / b))
+defderivs((np.copysign, math.copysign), copysign_partial, None)

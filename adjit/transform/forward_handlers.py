@@ -90,9 +90,15 @@ def apply_rule(ctx, stmt, e, rule, name, args):
         raise ctx.unsupported(f"'{name}'", stmt.loc, rule.arity_problem(len(args)))
     old = emit_primal(ctx, stmt, e)
     target = stmt.target
-    if not ctx.active(target):
-        return
     ttype = ctx.typeof(target.name)
+    if not ctx.active(target):
+        if rule is not NONDIFF and any(ctx.active(a) for a in args) and not isinstance(
+                ttype, (types.Integer, types.Boolean, types.NoneType)):
+            # a differentiated value flows into a type without tangents (complex):
+            # dropping it would give a silent zero, as reverse mode refuses it too
+            raise ctx.unsupported(f"'{name}' returning {ttype}", stmt.loc,
+                                  "adjit differentiates float and float-array values only")
+        return
     if rule is NONDIFF:  # comparisons, floor, ... : a zero tangent where one is needed
         if is_float(ttype) or is_float_array(ttype):
             ctx.set_tangent(e, target, ctx.zero(e, target, ttype))

@@ -458,6 +458,30 @@ def overlapping_assignments(x):
     return np.sum(y * x)
 
 
+@numba.njit
+def _euler_step(w, dt):
+    w += dt * w * w
+    return w
+
+
+@numba.njit
+def _midpoint_step(w, dt):
+    w += dt * np.sin(w + 0.5 * dt * np.sin(w))
+    return w
+
+
+def integrator_chosen_per_step(w0, dt):
+    # orbital-mechanics code: one of two in-place steppers, chosen by a branch; both
+    # return the array they update, so the branch merge is one array's memory
+    w = np.copy(w0)
+    for j in range(4):
+        if j % 2 == 0:
+            w = _euler_step(w, dt)
+        else:
+            w = _midpoint_step(w, dt)
+    return np.sum(w * w)
+
+
 CASES = [
     Case(swapped_buffers, (X6,)),
     Case(overlapping_assignments, (X6,)),
@@ -504,4 +528,5 @@ CASES = [
     Case(written_for_nd_inputs, (X6, X6[::-1].copy()), (0, 1)),
     Case(integrate_until, (X6, 0.1), (0, 1)),
     Case(jitclass_parameters, (X6, SPRINGS), 0),
+    Case(integrator_chosen_per_step, (X6, 0.1), (0, 1)),
 ]

@@ -41,6 +41,7 @@ def cross(a, b): return np.sum(np.cross(a, b) ** 2) + np.cross(a * a, b)[1]
 def cross_rows(a, b): return np.sum(np.cross(a, b) ** 2)
 def outer(a, b): return np.sum(np.outer(a, b) ** 2 * np.outer(a, a))
 def sum_axis(a): return np.sum(np.sum(a, axis=0) ** 2) + np.sum(np.sin(a.sum(axis=-1)))
+def sinc(x): return np.sum(np.sinc(x) * x) + np.sum(np.sinc(np.outer(x, x)))
 def where(x, y): return np.sum(np.where(x > 0.8, x * y, np.sin(y)) ** 2)
 def cholesky(a): return np.sum(np.sin(np.linalg.cholesky(a)))
 def solve(a, b): return np.sum(np.linalg.solve(a, b) ** 2)
@@ -119,6 +120,7 @@ CASES = [
     (sum_axis, (M23,), 0, ["np.sum"]),
     (where, (V6, V6[::-1].copy()), (0, 1), ["np.where"]),
     (clip, (M23,), 0, ["np.clip"]),
+    (sinc, (V3,), 0, ["np.sinc"]),
     (diag, (M23,), 0, ["np.diag"]),
     # not symmetric: cholesky reads the lower triangle, and the check perturbs every entry
     (cholesky, (SPD3 + np.triu(N33, 1),), 0, ["np.linalg.cholesky"]),

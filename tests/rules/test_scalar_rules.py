@@ -106,6 +106,15 @@ def np_maximum(x, y): return np.maximum(x, y) * x
 def np_fmax(x, y): return np.fmax(x, y) * x
 def np_minimum(x, y): return np.minimum(x, y) * x
 def np_fmin(x, y): return np.fmin(x, y) * x
+def np_logaddexp(x, y): return np.logaddexp(x, y) * x
+def np_logaddexp2(x, y): return np.logaddexp2(x, y) * x
+def np_reciprocal(x): return np.reciprocal(x)
+def np_sinc(x): return np.sinc(x)
+def np_remainder(x, y): return np.remainder(x, y) * x
+def np_mod(x, y): return np.mod(x, y) + x
+def np_fmod(x, y): return np.fmod(x, y) * y
+def np_copysign(x, y): return np.copysign(x, y) * x + y
+def m_copysign(x, y): return math.copysign(x * x, y) + y
 
 
 # ---------------------------------------------------------------------- powers, special cases
@@ -161,6 +170,8 @@ UNARY = [
     (np_fabs, [-1.3, 0.7]),
     (np_negative, [-1.3, 0.7]),
     (np_positive, [-1.3, 0.7]),
+    (np_reciprocal, [-1.3, 0.7]),
+    (np_sinc, [-1.3, 0.4, 2.2]),
     (np_float64, [-1.3, 0.7]),
     (op_neg, [-1.3, 0.7]),
     (op_abs, [-1.3, 0.7]),
@@ -227,6 +238,13 @@ BINARY = [
     (np_fmax, [(1.3, -0.4), (-0.7, 2.1)]),
     (np_minimum, [(1.3, -0.4), (-0.7, 2.1)]),
     (np_fmin, [(1.3, -0.4), (-0.7, 2.1)]),
+    (np_logaddexp, [(1.3, -0.4), (-0.7, 2.1)]),
+    (np_logaddexp2, [(1.3, -0.4), (-0.7, 2.1)]),
+    (np_remainder, [(5.3, 2.1), (-5.3, 2.1), (5.3, -2.1)]),
+    (np_mod, [(5.3, 2.1), (-5.3, 2.1)]),
+    (np_fmod, [(5.3, 2.1), (-5.3, 2.1), (5.3, -2.1)]),
+    (np_copysign, [(1.3, -0.4), (-0.7, 2.1)]),
+    (m_copysign, [(1.3, -0.4), (-0.7, 2.1)]),
     (op_add, [(1.3, -0.4)]),
     (op_sub, [(1.3, -0.4)]),
     (op_mul, [(1.3, -0.4), (-0.7, 2.1)]),

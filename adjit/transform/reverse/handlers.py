@@ -495,10 +495,21 @@ def check_adjoint_used(ctx, stmt, emitted):
         raise AdjitError(f"internal: the adjoint of '{stmt.target.name}' was dropped")
     rule = (lookup(value.fn) if value.op in ("binop", "unary") else
             lookup(ctx.callee_key(value.func)[0]) if value.op == "call" else None)
-    if rule is NONDIFF or (rule is not None and all(p is ZERO for p in rule.partials)):
-        return  # declared without a derivative (comparisons, floor division)
+    if rule is NONDIFF or (rule is not None and all(
+            rule.partial(k) is ZERO for k, v in enumerate(_operands(value))
+            if ctx.is_active(v))):
+        return  # no derivative in its active operands (comparisons, floor division)
     raise AdjitError(f"internal: the adjoint of '{stmt.target.name}' was dropped in "
                      f"{ctx.fn.name} at line {stmt.loc.line}; please report this")
+
+
+def _operands(value):
+    """The positional operands of a binop, unary or call expression."""
+    if value.op == "binop":
+        return [value.lhs, value.rhs]
+    if value.op == "unary":
+        return [value.value]
+    return list(value.args)
 
 
 def emit_reverse(ctx, stmt, e):

@@ -364,6 +364,20 @@ class Shadows(TupleItems):
                     found.append(stmt)
         return found
 
+    def returned_root(self, name):
+        """``array_root``, also through helpers that return the array they were given
+        (``w = step(w, dt)`` after updating ``w`` in place), so that a phi merging such
+        results from two branches is recognised as one array's memory."""
+        root = self.array_root(name)
+        for _ in range(64):
+            value = self.definition(root)
+            returned = (self.alias_source(value) if isinstance(value, ir.Expr)
+                        and value.op == "call" else None)
+            if returned is None:
+                return root
+            root = self.array_root(returned.name)
+        return root
+
     def alias_phi_source(self, name, _seen=()):
         """For a phi of arrays that all are one array's memory (``a = x`` on two paths, or
         ``w -= lr * g`` in a loop, whose phi merges ``w`` with itself; or the exit phi of a
@@ -374,7 +388,7 @@ class Shadows(TupleItems):
         sources = set()
         for v in value.incoming_values:
             if isinstance(v, ir.Var):
-                root = self.array_root(v.name)
+                root = self.returned_root(v.name)
                 if root != name:
                     sources.add(self.alias_phi_source(root, _seen + (name,)) or root)
         sources.discard(name)

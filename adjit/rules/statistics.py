@@ -1,0 +1,181 @@
+"""NumPy statistics and summation functions computed by adjit's own ``@njit`` helpers,
+which adjit derives like any user helper (``capture/composites.py`` replaces the call).
+
+Each helper computes what NumPy computes, from primitives that have rules (``np.sort``,
+``np.max``, ``@``, element reads), so its derivative follows: the median's adjoint goes
+to the middle element(s) of the sorted array, a percentile's to the two elements it
+interpolates between (and to ``q`` through the interpolation weight), ``np.ptp``'s to the
+maximum and the minimum, and the ``nan*`` reductions skip NaN elements in both the value
+and the derivative. ``defcomposite`` registers one function; the rank of argument 0
+chooses the helper. Test cases: ``tests/rules/test_statistics.py``.
+"""
+import math
+
+import numba
+import numpy as np
+
+from .composites import HELPERS
+
+_ANY_RANK = (1, 2, 3)
+
+
+def defcomposite(func, helper, ranks=_ANY_RANK):
+    """Compute NumPy's ``func`` by the ``@njit`` ``helper`` when argument 0 has one of
+    ``ranks`` (0: a scalar). The helper takes NumPy's parameters in NumPy's order."""
+    HELPERS.setdefault(func, {}).update({rank: helper for rank in ranks})
+
+
+@numba.njit
+def _sorted(a):
+    """The elements of ``a`` in ascending order, as a new 1-D array (NaNs last)."""
+    return np.sort(a.flatten())
+
+
+@numba.njit
+def ptp(a):
+    """``np.ptp``: the maximum minus the minimum."""
+    return np.max(a) - np.min(a)
+
+
+@numba.njit
+def median(a):
+    """``np.median``: the middle element of the sorted array, or the mean of the middle
+    two; NaN when ``a`` holds a NaN, as NumPy's."""
+    s = _sorted(a)
+    n = s.shape[0]
+    if n == 0 or np.isnan(s[n - 1]):
+        return np.nan
+    h = n // 2
+    if n % 2 == 1:
+        return s[h]
+    return 0.5 * (s[h - 1] + s[h])
+
+
+@numba.njit
+def quantile(a, q):
+    """``np.quantile(a, q)`` for a scalar ``q`` in [0, 1], NumPy's default ('linear')
+    method: interpolate between the sorted elements around position ``q (n - 1)``."""
+    s = _sorted(a)
+    n = s.shape[0]
+    if not 0.0 <= q <= 1.0:
+        raise ValueError("Quantiles must be in the range [0, 1]")
+    if n == 0 or np.isnan(s[n - 1]):
+        return np.nan
+    position = q * (n - 1)
+    lo = min(int(math.floor(position)), n - 1)
+    hi = min(lo + 1, n - 1)
+    return s[lo] + (position - lo) * (s[hi] - s[lo])
+
+
+@numba.njit
+def percentile(a, q):
+    """``np.percentile(a, q)`` for a scalar ``q`` in [0, 100]."""
+    if not 0.0 <= q <= 100.0:
+        raise ValueError("Percentiles must be in the range [0, 100]")
+    return quantile(a, q / 100.0)
+
+
+@numba.njit
+def nansum(a):
+    """``np.nansum``: the sum of the elements that are not NaN."""
+    x = a.flatten()
+    total = 0.0
+    for i in range(x.shape[0]):
+        if not np.isnan(x[i]):
+            total += x[i]
+    return total
+
+
+@numba.njit
+def nanmean(a):
+    """``np.nanmean``: the mean of the elements that are not NaN (NaN if there are none)."""
+    x = a.flatten()
+    total = 0.0
+    count = 0
+    for i in range(x.shape[0]):
+        if not np.isnan(x[i]):
+            total += x[i]
+            count += 1
+    return total / count if count > 0 else np.nan
+
+
+@numba.njit
+def nanmax(a):
+    """``np.nanmax``: the first maximal element among those that are not NaN."""
+    x = a.flatten()
+    best = np.nan
+    for i in range(x.shape[0]):
+        if not np.isnan(x[i]) and (np.isnan(best) or x[i] > best):
+            best = x[i]
+    return best
+
+
+@numba.njit
+def nanmin(a):
+    """``np.nanmin``: the first minimal element among those that are not NaN."""
+    x = a.flatten()
+    best = np.nan
+    for i in range(x.shape[0]):
+        if not np.isnan(x[i]) and (np.isnan(best) or x[i] < best):
+            best = x[i]
+    return best
+
+
+@numba.njit
+def average(a, axis=None, weights=None):
+    """``np.average(a, weights=w)`` (Numba has no ``axis``): the weighted mean."""
+    if weights is None:
+        return np.mean(a)
+    if a.shape != weights.shape:
+        raise TypeError("Axis must be specified when shapes of a and weights differ.")
+    scale = np.sum(weights)
+    if scale == 0.0:
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    return np.sum(a * weights) / scale
+
+
+@numba.njit
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """``np.trapezoid`` of a 1-D ``y``: the trapezoidal rule on points ``x`` (or with
+    spacing ``dx``)."""
+    n = y.shape[0]
+    if n < 2:
+        return 0.0
+    if x is None:
+        return dx * (np.sum(y) - 0.5 * (y[0] + y[n - 1]))
+    total = 0.0
+    for i in range(n - 1):
+        total += (x[i + 1] - x[i]) * (y[i + 1] + y[i])
+    return 0.5 * total
+
+
+@numba.njit
+def cov(m):
+    """``np.cov(m)`` of a 2-D ``m`` (rows are variables, the ``n - 1`` normalisation)."""
+    n = m.shape[1]
+    centred = m - np.expand_dims(np.sum(m, axis=1) / n, 1)
+    return (centred @ centred.T) / (n - 1)
+
+
+@numba.njit
+def corrcoef(x):
+    """``np.corrcoef(x)`` of a 2-D ``x``: the covariance scaled by the standard
+    deviations, clipped to [-1, 1] as NumPy does."""
+    c = cov(x)
+    d = np.sqrt(np.diag(c))
+    return np.clip(c / np.outer(d, d), -1.0, 1.0)
+
+
+defcomposite(np.ptp, ptp)
+defcomposite(np.median, median)
+defcomposite(np.quantile, quantile)
+defcomposite(np.percentile, percentile)
+defcomposite(np.nansum, nansum)
+defcomposite(np.nanmean, nanmean)
+defcomposite(np.nanmax, nanmax)
+defcomposite(np.nanmin, nanmin)
+defcomposite(np.average, average)
+if hasattr(np, "trapezoid"):  # NumPy 2
+    defcomposite(np.trapezoid, trapezoid, ranks=(1,))
+defcomposite(np.cov, cov, ranks=(2,))
+defcomposite(np.corrcoef, corrcoef, ranks=(2,))

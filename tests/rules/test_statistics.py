@@ -1,0 +1,117 @@
+"""NumPy's statistics and sequence functions (``rules/statistics.py`` composites and the
+``rules/array_ops.py`` linear maps added with them) in reverse mode, forward mode and
+forward-over-reverse, against finite differences. Cases are grouped so that each
+function compiles once per mode; a registered composite without a case fails
+``test_every_composite_has_a_case``."""
+import numpy as np
+import pytest
+
+from adjit.rules import statistics
+from adjit.rules.composites import HELPERS
+from adjit.rules.registry import _name
+from adjit.testing import check_grad, check_hvp, check_jvp
+
+RNG = np.random.default_rng(11)
+V7 = np.array([0.9, -0.3, 1.7, 0.2, 1.1, -1.4, 0.6])   # distinct: no ties in sorts
+V6 = np.array([0.4, 1.3, -0.8, 2.1, 0.05, -1.2])
+M34 = RNG.uniform(-1.0, 1.0, (3, 4))
+SQ3 = np.array([[1.2, 0.3, -0.2], [0.1, 0.9, 0.4], [-0.3, 0.2, 1.1]])
+
+
+def order_statistics(x):
+    # odd and even lengths, a percentile between two elements, the range
+    return (np.median(x) * np.median(x[1:]) + np.percentile(x * x, 30.0)
+            + np.quantile(np.sin(x), q=0.8) + np.ptp(x) ** 2)
+
+
+def quantile_level(x, q):
+    # the interpolation weight depends on q (the derivative in q is the slope between
+    # the two sorted elements)
+    return np.quantile(x, q) + np.percentile(x, 100.0 * q) * q
+
+
+def nan_reductions(x):
+    y = np.where(x > 1.5, np.nan, x * x)  # the NaN element takes no adjoint
+    return np.nansum(y) * np.nanmean(y) + np.nanmax(y) - np.nanmin(np.sin(y))
+
+
+def weighted(x, w):
+    return np.average(x, weights=w) + np.average(x * x) + np.trapezoid(x * x, x=np.cumsum(w)) \
+        + np.trapezoid(np.sin(x), dx=0.5)
+
+
+def covariance(m):
+    return np.sum(np.cov(m) ** 2) + np.sum(np.sin(np.corrcoef(m)))
+
+
+def sequences_2d(m):
+    # cumsum along an axis, diff of a 2-D array and of order 2, roll, repeat
+    return (np.sum(np.cumsum(m, axis=0) ** 2) + np.sum(np.sin(np.cumsum(m, axis=1)))
+            + np.sum(np.diff(m) ** 3) + np.sum(np.diff(m[0], n=2) ** 2)
+            + np.sum(np.roll(m, 3) * m) + np.sum(np.repeat(m[1], 2) ** 3)
+            + np.sum(np.repeat(m[2], np.array([1, 0, 2, 3])) ** 2)
+            + np.sum(np.cumprod(m) * np.arange(12.0)))
+
+
+def sums_3d(t):
+    # np.sum along each axis of a 3-D array
+    return (np.sum(np.sin(np.sum(t, axis=0))) + np.sum(np.sum(t, axis=1) ** 2)
+            + np.sum(np.sum(t * t, axis=-1) ** 3))
+
+
+def shapes_and_products(x):
+    # atleast_2d is a view; convolve is bilinear in its two arguments
+    a = np.atleast_2d(x)
+    return (np.sum(a @ a.T) + np.sum(np.atleast_1d(x) ** 3)
+            + np.sum(np.convolve(x, x[:3] * x[:3]) ** 2) + np.sum(np.atleast_3d(x) * x))
+
+
+def scalar_ufuncs(x, y):
+    return np.sum(np.logaddexp(x, y) + np.logaddexp2(x, 2.0 * y) + np.reciprocal(y)
+                  + np.sinc(x) + np.remainder(x, 0.7) * x + np.fmod(y, 0.4) * y
+                  + np.copysign(x, y) * y)
+
+
+X2 = RNG.uniform(0.2, 1.4, 6)
+CASES = [
+    (order_statistics, (V7,), 0, ["np.median", "np.percentile", "np.quantile", "np.ptp"]),
+    (quantile_level, (V7, 0.37), (0, 1), []),
+    (nan_reductions, (V6,), 0, ["np.nansum", "np.nanmean", "np.nanmax", "np.nanmin"]),
+    (weighted, (V6, np.abs(V6) + 0.5), (0, 1), ["np.average", "np.trapezoid"]),
+    (covariance, (M34,), 0, ["np.cov", "np.corrcoef"]),
+    (sequences_2d, (M34,), 0, []),
+    (sums_3d, (RNG.uniform(-1.0, 1.0, (2, 3, 4)),), 0, []),
+    (shapes_and_products, (V6,), 0, []),
+    (scalar_ufuncs, (X2, X2[::-1] + 0.1), (0, 1), []),
+]
+IDS = [c[0].__name__ for c in CASES]
+
+
+def test_every_composite_has_a_case():
+    covered = {name for case in CASES for name in case[3]}
+    mine = {_name(f) for f, by_rank in HELPERS.items()
+            if any(h.__module__ == statistics.__name__ for h in by_rank.values())}
+    assert mine <= covered, f"no test case for {sorted(mine - covered)}"
+
+
+@pytest.mark.parametrize("f,args,argnums,_", CASES, ids=IDS)
+def test_grad(f, args, argnums, _):
+    check_grad(f, *args, argnums=argnums)
+
+
+@pytest.mark.parametrize("f,args,argnums,_", CASES, ids=IDS)
+def test_jvp(f, args, argnums, _):
+    check_jvp(f, *args)
+
+
+@pytest.mark.parametrize("f,args,argnums,_", CASES, ids=IDS)
+def test_hvp(f, args, argnums, _):
+    check_hvp(f, *args, argnums=argnums)
+
+
+def test_values_match_numpy():
+    """The helpers compute NumPy's values (what value_and_grad and jvp return)."""
+    import adjit
+    for f, args, argnums, _ in CASES:
+        value, _grad = adjit.value_and_grad(f, argnums=argnums)(*args)
+        assert value == pytest.approx(f(*args), rel=1e-12, abs=1e-12), f.__name__

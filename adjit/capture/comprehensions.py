@@ -152,3 +152,84 @@ def _fits(rtype, shape):
     """Whether ``np.empty(shape)`` has the literal's result type (float64, C order)."""
     return (isinstance(rtype, types.Array) and rtype.dtype == types.float64
             and rtype.ndim == len(shape) and rtype.layout == "C")
+
+
+class ListOperandsToArrays:
+    """``np.cross([0, 0, 1], h)``: a list or tuple of numbers written in a call of an array
+    rule (``rules/registry.py``) becomes ``np.array([0, 0, 1])``, which
+    ``ArrayLiteralToWrites`` then builds element by element. The rules match array
+    operands only; NumPy reads such a literal as the same array."""
+
+    name = "list_operands_to_arrays"
+
+    def run(self, fn):
+        from ..rules.registry import lookup_array_op
+        gvals = global_values(fn.func_ir.blocks)
+        built = {s.target.name for b in fn.func_ir.blocks.values() for s in b.body
+                 if isinstance(s, ir.Assign) and isinstance(s.value, ir.Expr)
+                 and s.value.op in ("build_list", "build_tuple")}
+        for block in fn.func_ir.blocks.values():
+            for stmt in list(block.body):
+                value = stmt.value if isinstance(stmt, ir.Assign) else None
+                if not (isinstance(value, ir.Expr) and value.op == "call" and not value.kws
+                        and value.vararg is None and value in fn.calltypes):
+                    continue
+                try:
+                    if lookup_array_op(gvals.get(value.func.name)) is None:
+                        continue
+                except TypeError:  # an unhashable callee
+                    continue
+                if any(a.name in built and _numbers(fn.typeof(a.name)) for a in value.args):
+                    self.rewrite(fn, block, stmt, built)
+
+    @staticmethod
+    def rewrite(fn, block, stmt, built):
+        """Wrap each literal operand in ``np.array``; keep the call's result type or undo."""
+        value, loc = stmt.value, stmt.loc
+        tyctx = cpu_target.typing_context
+        array_fn = tyctx.resolve_value_type(np.array)
+        inserted, args = [], []
+        for a in value.args:
+            if not (a.name in built and _numbers(fn.typeof(a.name))):
+                args.append(a)
+                continue
+            sig = tyctx.resolve_function_type(array_fn, (fn.typeof(a.name),), {})
+            if sig is None:
+                return
+            func = ir.Var(block.scope, fresh_name("$np_array"), loc)
+            var = ir.Var(block.scope, fresh_name("$literal_array"), loc)
+            call = ir.Expr.call(func, [a], (), loc)
+            inserted += [(ir.Assign(ir.Global("array", np.array, loc), func, loc), array_fn),
+                         (ir.Assign(call, var, loc), sig.return_type)]
+            fn.calltypes[call] = sig
+            args.append(var)
+        new_sig = tyctx.resolve_function_type(
+            fn.typeof(value.func.name), tuple(_type_of(fn, inserted, a) for a in args), {})
+        if new_sig is None or new_sig.return_type != fn.typeof(stmt.target.name):
+            for assign, _ in inserted[1::2]:
+                fn.calltypes.pop(assign.value, None)
+            return
+        at = block.body.index(stmt)
+        for assign, typ in inserted:
+            fn.typemap[assign.target.name] = typ
+            block.body.insert(at, assign)
+            at += 1
+        value.args = args
+        fn.calltypes[value] = new_sig
+
+
+def _type_of(fn, inserted, var):
+    """The type of ``var``: an inserted ``np.array`` result or a typed variable."""
+    for assign, typ in inserted:
+        if assign.target.name == var.name:
+            return typ
+    return fn.typeof(var.name)
+
+
+def _numbers(typ):
+    """Whether ``typ`` is a list or tuple of numbers (a literal NumPy reads as an array)."""
+    if isinstance(typ, types.List):
+        return isinstance(typ.dtype, types.Number)
+    if isinstance(typ, types.BaseTuple):
+        return len(typ) > 0 and all(isinstance(t, types.Number) for t in typ.types)
+    return False

@@ -11,7 +11,7 @@ from ..ir.builder import fresh_name
 from .array_iteration import IndexArrayIteration, IndexTupleIteration
 from .call_binding import BindCallArguments, CallNumberClassGlobals
 from .composites import CompositesToHelpers
-from .comprehensions import ArrayLiteralToWrites, ComprehensionToEmpty
+from .comprehensions import ArrayLiteralToWrites, ComprehensionToEmpty, ListOperandsToArrays
 from .list_iteration import IndexListIteration
 from .inplace_arrays import (DropSelfSliceWrites, FillToSliceWrite,
                              InplaceArrayToSliceWrite, OutArgumentToSliceWrite)
@@ -271,7 +271,7 @@ class CommonElementReads(Pass):
 
 NORMALISE = [ContiguousAliases(), InplaceArrayToSliceWrite(), DropSelfSliceWrites(), FillToSliceWrite(), OutArgumentToSliceWrite(),
              InplaceBinopToBinop(), ResolveModuleAttributes(), StencilToHelper(),
-             ComprehensionToEmpty(), ArrayLiteralToWrites(), GatherReadsToTake(),
+             ComprehensionToEmpty(), ListOperandsToArrays(), ArrayLiteralToWrites(), GatherReadsToTake(),
              MethodsToFunctions(), JitclassMethodsToCalls(),
              BindCallArguments(), CallNumberClassGlobals(), CompositesToHelpers(),
              *ZERO_DIM, VectorizeToLoops(),

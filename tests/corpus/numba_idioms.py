@@ -482,6 +482,13 @@ def integrator_chosen_per_step(w0, dt):
     return np.sum(w * w)
 
 
+def node_vector(r, v):
+    # poliastro's rv2coe: the node vector is k x h, with k written as a list literal
+    h = np.cross(r, v)
+    n = np.cross([0, 0, 1], h) / np.linalg.norm(h)
+    return np.sum(n * n) + np.dot(np.cross((1.0, 0.0, 0.0), v), r)
+
+
 CASES = [
     Case(swapped_buffers, (X6,)),
     Case(overlapping_assignments, (X6,)),
@@ -529,4 +536,5 @@ CASES = [
     Case(integrate_until, (X6, 0.1), (0, 1)),
     Case(jitclass_parameters, (X6, SPRINGS), 0),
     Case(integrator_chosen_per_step, (X6, 0.1), (0, 1)),
+    Case(node_vector, (np.array([1.1, 0.3, -0.4]), np.array([0.2, 0.9, 0.5])), (0, 1)),
 ]

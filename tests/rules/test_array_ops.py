@@ -17,6 +17,7 @@ N33 = RNG.uniform(-0.3, 0.3, (3, 3))
 SPD3 = np.array([[2.0, 0.5, 0.1], [0.5, 1.0, 0.2], [0.1, 0.2, 1.5]])
 TALL = np.vstack((SPD3, RNG.uniform(-1.0, 1.0, (2, 3))))  # 5 x 3, full column rank
 V5 = RNG.uniform(-1.0, 1.0, 5)
+M34 = RNG.uniform(-1.0, 1.0, (3, 4))
 
 
 # each result is pushed through a non-linear reduction so that the adjoint reaching the
@@ -99,6 +100,28 @@ def least_squares_columns(a, b):
     return np.sum(np.sin(x)) + np.sum(np.linalg.lstsq(a, b)[1])
 
 
+def sequences_2d(m):
+    # cumsum along an axis, diff of a 2-D array and of order 2, roll, repeat
+    return (np.sum(np.cumsum(m, axis=0) ** 2) + np.sum(np.sin(np.cumsum(m, axis=1)))
+            + np.sum(np.diff(m) ** 3) + np.sum(np.diff(m[0], n=2) ** 2)
+            + np.sum(np.roll(m, 3) * m) + np.sum(np.repeat(m[1], 2) ** 3)
+            + np.sum(np.repeat(m[2], np.array([1, 0, 2, 3])) ** 2)
+            + np.sum(np.cumprod(m) * np.arange(12.0)))
+
+
+def sums_3d(t):
+    # np.sum along each axis of a 3-D array
+    return (np.sum(np.sin(np.sum(t, axis=0))) + np.sum(np.sum(t, axis=1) ** 2)
+            + np.sum(np.sum(t * t, axis=-1) ** 3))
+
+
+def shapes_and_products(x):
+    # atleast_2d is a view; convolve is bilinear in its two arguments
+    a = np.atleast_2d(x)
+    return (np.sum(a @ a.T) + np.sum(np.atleast_1d(x) ** 3)
+            + np.sum(np.convolve(x, x[:3] * x[:3]) ** 2) + np.sum(np.atleast_3d(x) * x))
+
+
 # (function, arguments, argnums, op names it covers)
 CASES = [
     (t_attr, (M23,), 0, ["x.T"]),
@@ -121,6 +144,10 @@ CASES = [
     (where, (V6, V6[::-1].copy()), (0, 1), ["np.where"]),
     (clip, (M23,), 0, ["np.clip"]),
     (sinc, (V3,), 0, ["np.sinc"]),
+    (sequences_2d, (M34,), 0, ["np.roll", "np.repeat"]),
+    (sums_3d, (RNG.uniform(-1.0, 1.0, (2, 3, 4)),), 0, []),
+    (shapes_and_products, (V6,), 0, ["np.atleast_1d", "np.atleast_2d", "np.atleast_3d",
+                                     "np.convolve"]),
     (diag, (M23,), 0, ["np.diag"]),
     # not symmetric: cholesky reads the lower triangle, and the check perturbs every entry
     (cholesky, (SPD3 + np.triu(N33, 1),), 0, ["np.linalg.cholesky"]),

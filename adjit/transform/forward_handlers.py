@@ -92,8 +92,9 @@ def apply_rule(ctx, stmt, e, rule, name, args):
     target = stmt.target
     ttype = ctx.typeof(target.name)
     if not ctx.active(target):
-        if rule is not NONDIFF and any(ctx.active(a) for a in args) and not isinstance(
-                ttype, (types.Integer, types.Boolean, types.NoneType)):
+        if rule is not NONDIFF and any(ctx.active(a) for a in args) and not (
+                is_float(ttype) or is_float_array(ttype)
+                or isinstance(ttype, (types.Integer, types.Boolean, types.NoneType))):
             # a differentiated value flows into a type without tangents (complex):
             # dropping it would give a silent zero, as reverse mode refuses it too
             raise ctx.unsupported(f"'{name}' returning {ttype}", stmt.loc,

@@ -603,3 +603,14 @@ def test_atan2_and_hypot_at_the_origin_do_not_give_nan():
     assert adjit.grad(_angle_of_a_zero_vector)(0.7) == pytest.approx(1.4)
     assert adjit.jvp(_angle_of_a_zero_vector)(0.7, 1.0)[1] == pytest.approx(1.4)
     assert adjit.hvp(_angle_of_a_zero_vector)(0.7, 1.0) == pytest.approx(2.0)
+
+
+def _matrix_power_sum(a):
+    return np.sum(np.linalg.matrix_power(a, 3))
+
+
+def test_an_optional_array_is_refused_with_its_reason():
+    # Numba types np.linalg.matrix_power as returning an optional array; the refusal of
+    # the np.sum reading it used to say only that np.sum had no rule
+    with pytest.raises(adjit.UnsupportedError, match="may be None"):
+        adjit.grad(_matrix_power_sum)(np.eye(3) + 0.1)

@@ -246,6 +246,10 @@ def unsupported_detail(fn, expr, cls):
         return ("keyword or star arguments adjit could not bind to parameters (a "
                 "helper's **kwargs or keyword-only parameters, or a tuple made elsewhere); "
                 "pass them positionally")
+    if any(isinstance(fn.typeof(a.name), types.Optional) for a in cls.args):
+        return ("an argument may be None: Numba types the call that made it as returning "
+                "an array or None (np.linalg.matrix_power does); compute it in a way "
+                "that always returns an array, such as a loop of @ products")
     if not any(isinstance(fn.typeof(a.name), types.Array) for a in cls.args):
         return "no differentiation rule is registered for it (see adjit.extend)"
     ranks = _unhandled_ranks(fn, cls)

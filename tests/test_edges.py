@@ -614,3 +614,16 @@ def test_an_optional_array_is_refused_with_its_reason():
     # the np.sum reading it used to say only that np.sum had no rule
     with pytest.raises(adjit.UnsupportedError, match="may be None"):
         adjit.grad(_matrix_power_sum)(np.eye(3) + 0.1)
+
+
+def _shape_options_by_keyword(x):
+    c = np.expand_dims(x, axis=1)
+    return np.sum(np.cos(c * np.expand_dims(x, 0))) + np.sum(np.tril(np.outer(x, x), k=-1) ** 2)
+
+
+def test_shape_options_passed_by_keyword():
+    # np.expand_dims(x, axis=1) and np.tril(a, k=-1) were refused: only positional
+    # options matched their rules
+    x = np.array([0.3, -0.5, 1.2, 0.8])
+    check_grad(_shape_options_by_keyword, x)
+    check_jvp(_shape_options_by_keyword, x)

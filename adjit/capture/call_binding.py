@@ -28,7 +28,8 @@ NUMPY_ALLOCATIONS = frozenset({
     np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.var, np.std,
     np.clip, np.cumsum, np.cumprod, np.diff, np.roll, np.repeat, np.convolve, np.average,
     np.median, np.percentile, np.quantile, np.ptp, np.nansum, np.nanmean, np.nanmax,
-    np.nanmin, *filter(None, [getattr(np, "trapezoid", None)])})
+    np.nanmin, np.expand_dims, np.tril, np.triu, np.diag, np.reshape, np.take,
+    *filter(None, [getattr(np, "trapezoid", None)])})
 
 _PLAIN = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 

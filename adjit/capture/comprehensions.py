@@ -175,22 +175,26 @@ class ListOperandsToArrays:
                         and value.vararg is None and value in fn.calltypes):
                     continue
                 try:
-                    if lookup_array_op(gvals.get(value.func.name)) is None:
-                        continue
+                    op = lookup_array_op(gvals.get(value.func.name))
                 except TypeError:  # an unhashable callee
                     continue
-                if any(a.name in built and _numbers(fn.typeof(a.name)) for a in value.args):
-                    self.rewrite(fn, block, stmt, built)
+                if op is None:
+                    continue
+                # only the operands: a shape or axes tuple (np.reshape(x, (2, 2))) stays
+                literal = [k in op.diff_args and a.name in built and _numbers(fn.typeof(a.name))
+                           for k, a in enumerate(value.args)]
+                if any(literal):
+                    self.rewrite(fn, block, stmt, literal)
 
     @staticmethod
-    def rewrite(fn, block, stmt, built):
+    def rewrite(fn, block, stmt, literal):
         """Wrap each literal operand in ``np.array``; keep the call's result type or undo."""
         value, loc = stmt.value, stmt.loc
         tyctx = cpu_target.typing_context
         array_fn = tyctx.resolve_value_type(np.array)
         inserted, args = [], []
-        for a in value.args:
-            if not (a.name in built and _numbers(fn.typeof(a.name))):
+        for a, is_literal in zip(value.args, literal):
+            if not is_literal:
                 args.append(a)
                 continue
             sig = tyctx.resolve_function_type(array_fn, (fn.typeof(a.name),), {})

@@ -126,7 +126,7 @@ def test_tangents_match_finite_differences(prim, args):
 # -- refused ----------------------------------------------------------------------------
 
 def sum_axis(x): return np.sum(x, 0)
-def sum_axis_3d(x): return np.sum(np.sum(x, 0))
+def sum_axis_4d(x): return np.sum(np.sum(x, 0))
 def norm_2d(a): return np.linalg.norm(a)
 def sum_of_broadcast(a, w): return np.sum(a + w)
 
@@ -145,7 +145,7 @@ def test_sum_along_the_only_axis_is_the_whole_sum():
     np.testing.assert_array_equal(g, np.ones_like(V5))
 
 
-@pytest.mark.parametrize("f, args", [(sum_axis_3d, (np.ones((2, 3, 4)),))])
+@pytest.mark.parametrize("f, args", [(sum_axis_4d, (np.ones((2, 3, 4, 2)),))])
 def test_unsupported_array_operations_are_refused(f, args):
     with pytest.raises(adjit.UnsupportedError):
         adjit.grad(f)(*args)

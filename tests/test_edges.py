@@ -627,3 +627,16 @@ def test_shape_options_passed_by_keyword():
     x = np.array([0.3, -0.5, 1.2, 0.8])
     check_grad(_shape_options_by_keyword, x)
     check_jvp(_shape_options_by_keyword, x)
+
+
+@numba.njit
+def _trapezoid_of_squares(y):
+    return np.trapezoid(y ** 2, dx=0.1) + np.average(y * y)
+
+
+def test_composite_helpers_get_their_omitted_defaults_in_forward_mode():
+    # jvp built first gave an internal error: the helper was called without its
+    # trailing default (axis), which the derived JVP program takes
+    y = np.array([0.3, -1.2, 0.7, 1.9, -0.4])
+    check_jvp(_trapezoid_of_squares, y)
+    check_grad(_trapezoid_of_squares, y)

@@ -8,11 +8,14 @@ arrays passed to a call has no adjoint). ``np.linalg.slogdet(a)`` becomes
 any more. Calls of other forms are left alone, and are refused by the transform if they
 need a derivative.
 """
+import inspect
+
 import numpy as np
 from numba.core import ir, types
 from numba.core.registry import cpu_target
 
 from ..ir.builder import fresh_name
+from .call_binding import const_type
 from ..ir.nodes import global_values
 from ..rules.composites import (CONCATENATE_COLUMNS, HELPERS, STACKING, TUPLE_PARTS,
                                 UNREAD_PARTS)
@@ -138,12 +141,26 @@ class CompositesToHelpers:
 
     @staticmethod
     def helper(fn, block, stmt, by_rank):
-        """``y = f(x, ...)`` -> ``y = helper(x, ...)``, the helper for ``x``'s rank."""
+        """``y = f(x, ...)`` -> ``y = helper(x, ...)``, the helper for ``x``'s rank, with
+        every parameter given (an omitted trailing default becomes a constant, as
+        ``BindCallArguments`` does for other ``@njit`` callees: the derived programs
+        take every parameter)."""
         first = fn.typeof(stmt.value.args[0].name)
         rank = first.ndim if isinstance(first, types.Array) else 0
         if rank not in by_rank:
             return
-        found = _insert_call(fn, block, stmt, by_rank[rank], stmt.value.args)
+        args = list(stmt.value.args)
+        params = list(inspect.signature(by_rank[rank].py_func).parameters.values())
+        for param in params[len(args):]:
+            typ = const_type(param.default)
+            if param.default is param.empty or typ is None:
+                return
+            var = ir.Var(block.scope, fresh_name(f"${param.name}"), stmt.loc)
+            fn.typemap[var.name] = typ
+            block.body.insert(block.body.index(stmt),
+                              ir.Assign(ir.Const(param.default, stmt.loc), var, stmt.loc))
+            args.append(var)
+        found = _insert_call(fn, block, stmt, by_rank[rank], args)
         if found is None or found[1].return_type != fn.typeof(stmt.target.name):
             return
         fn.calltypes.pop(stmt.value, None)

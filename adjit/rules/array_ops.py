@@ -147,20 +147,22 @@ def _reverse_sum_axis(g, shadow, axis):
                 _add_flat_jit(shadow, (outer * length + k) * inner + i, adjoint)
 
 
-def _reverse_diag(g, shadow):
-    """``np.diag(x)``: of a 2-D ``x`` it reads the diagonal (``shadow[i, i] += g[i]``),
-    of a 1-D ``x`` it builds a diagonal matrix (``shadow[i] += g[i, i]``)."""
+def _reverse_diag(g, shadow, k=0):
+    """``np.diag(x, k)``: of a 2-D ``x`` it reads diagonal ``k`` (``shadow[i, i + k] +=
+    g[i]``), of a 1-D ``x`` it builds a matrix with ``x`` on diagonal ``k``
+    (``shadow[i] += g[i, i + k]``); below the main diagonal for ``k < 0``."""
+    row, col = max(0, -k), max(0, k)
     if shadow.ndim == 2:
         for i in range(g.shape[0]):
-            shadow[i, i] += g[i]
+            shadow[i + row, i + col] += g[i]
     else:
         for i in range(shadow.shape[0]):
-            shadow[i] += g[i, i]
+            shadow[i] += g[i + row, i + col]
 
 
 deflinear_array([np.copy, np.ascontiguousarray, m("copy")], _add_same_shape, ndims=(1, 2, 3))
 deflinear_array([np.sum], _reverse_sum_axis, ndims=(2, 3), nargs=(2,))
-deflinear_array([np.diag], _reverse_diag)
+deflinear_array([np.diag], _reverse_diag, nargs=(1, 2))
 deflinear_array([m("flatten"), np.ravel, m("ravel")], _add_flat)
 deflinear_array([m("astype")], _add_converted, ndims=(1, 2, 3), nargs=(2,))  # always a copy
 deflinear_array([np.cumsum, m("cumsum")], _reverse_cumsum_flat, ndims=(1, 2, 3), nargs=(1, 2))

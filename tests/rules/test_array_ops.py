@@ -49,7 +49,9 @@ def solve(a, b): return np.sum(np.linalg.solve(a, b) ** 2)
 def solve_matrix(a, b): return np.sum(np.linalg.solve(a, b) ** 2)
 def inv(a): return np.sum(np.linalg.inv(a) ** 2)
 def det(a): return np.linalg.det(a) ** 2
-def diag(a): return np.sum(np.sin(np.diag(a))) + np.sum(np.diag(a.T) ** 3)
+def diag(a):
+    return (np.sum(np.sin(np.diag(a))) + np.sum(np.diag(a.T) ** 3) + np.sum(np.diag(a, 1) ** 2)
+            + np.sum(np.diag(a.T, k=-1) ** 3) + np.sum(np.sin(np.diag(a[0], k=-1)) * np.diag(a[1], 1).T))
 def clip(a): return np.sum(np.clip(a, -0.5, a_max=0.5) * a) + np.sum(a.clip(-0.2, 0.3) ** 3)
 def triangles(a):
     return np.sum(np.tril(a) ** 2 * a) + np.sum(np.sin(np.triu(a, 1))) + np.sum(

@@ -23,7 +23,10 @@ M34 = RNG.uniform(-1.0, 1.0, (3, 4))
 # each result is pushed through a non-linear reduction so that the adjoint reaching the
 # rule is not constant (and the HVP is not zero)
 def t_attr(a): return np.sum(np.sin(a.T) * np.arange(6.0).reshape(3, 2))
-def t_func(a): return np.sum(np.transpose(a) ** 3)
+def t_func(a):
+    t = np.arange(24.0).reshape(2, 3, 4) * 0.1
+    return np.sum(np.transpose(a) ** 3) + np.sum(np.transpose(a * t[0, :2, :3], (1, 0)) * a.T) \
+        + np.sum(np.sin(np.transpose(t * a[0, 0], (1, 0, 2))[:, 0]))
 def t_method(a): return np.sum(np.exp(a.transpose()[1]))
 def reshape_method(x): return np.sum(np.sin(x.reshape(2, 3)[1]) * x.reshape((3, 2))[0, 1])
 def reshape_func(x): return np.sum(np.reshape(x, (3, 2)) ** 3)

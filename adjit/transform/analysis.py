@@ -13,6 +13,7 @@ from numba.core import ir, types
 from ..ir.nodes import copy_root, global_value
 from ..compile.caches import owned_cache
 from ..ir.lists import list_copies, list_root, list_writes
+from .numpy_effects import numpy_writes
 
 
 def is_float(typ):
@@ -244,34 +245,8 @@ def call_writes(fn, expr):
             or (isinstance(key, np.ufunc) and len(expr.args) == key.nin))
     if pure and not expr.kws:
         return []
-    written = _numpy_writes(fn, key, expr)
+    written = numpy_writes(fn, key, expr)
     return arrays if written is None else written
-
-
-# NumPy functions that write into their first argument (all others only read theirs,
-# apart from an ``out`` argument)
-_NUMPY_WRITERS = (np.fill_diagonal, np.copyto, np.put, np.place, np.putmask,
-                  np.random.shuffle, np.nan_to_num)  # (nan_to_num: with copy=False)
-
-
-def _numpy_writes(fn, key, expr):
-    """The array arguments a NumPy module function may write: its ``out`` argument
-    (positional or keyword), argument 0 of a known writer, else none; None when ``key``
-    is not a NumPy function whose parameters can be read."""
-    import inspect
-    module = getattr(key, "__module__", None) or ""
-    if not module.startswith("numpy") or isinstance(key, np.ufunc):
-        return None
-    try:
-        if key in _NUMPY_WRITERS:
-            return [a for a in expr.args[:1] if isinstance(fn.typeof(a), types.Array)]
-        params = list(inspect.signature(key).parameters)
-    except (TypeError, ValueError):
-        return None
-    out = [var for name, var in expr.kws if name == "out"]
-    if "out" in params and params.index("out") < len(expr.args):
-        out.append(expr.args[params.index("out")])
-    return [a for a in out if isinstance(fn.typeof(a), types.Array)]
 
 
 def _is_pure_builtin(key):

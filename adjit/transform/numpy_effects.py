@@ -1,0 +1,32 @@
+"""Which arguments a NumPy module function writes, for the write analysis
+(``analysis.call_writes``): NumPy functions only read their inputs, apart from an ``out``
+argument and a few functions that fill or permute their first argument in place."""
+import inspect
+
+import numpy as np
+from numba.core import types
+
+
+# NumPy functions that write into their first argument (all others only read theirs,
+# apart from an ``out`` argument)
+_NUMPY_WRITERS = (np.fill_diagonal, np.copyto, np.put, np.place, np.putmask,
+                  np.random.shuffle, np.nan_to_num)  # (nan_to_num: with copy=False)
+
+
+def numpy_writes(fn, key, expr):
+    """The array arguments a NumPy module function may write: its ``out`` argument
+    (positional or keyword), argument 0 of a known writer, else none; None when ``key``
+    is not a NumPy function whose parameters can be read."""
+    module = getattr(key, "__module__", None) or ""
+    if not module.startswith("numpy") or isinstance(key, np.ufunc):
+        return None
+    try:
+        if key in _NUMPY_WRITERS:
+            return [a for a in expr.args[:1] if isinstance(fn.typeof(a), types.Array)]
+        params = list(inspect.signature(key).parameters)
+    except (TypeError, ValueError):
+        return None
+    out = [var for name, var in expr.kws if name == "out"]
+    if "out" in params and params.index("out") < len(expr.args):
+        out.append(expr.args[params.index("out")])
+    return [a for a in out if isinstance(fn.typeof(a), types.Array)]

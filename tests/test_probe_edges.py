@@ -1,0 +1,110 @@
+"""Edges found by this project's probes of real Numba code, of NumPy idioms and by the
+fuzzer: each gives the right number or a clear error. Every test here failed before the
+fix it guards."""
+import math
+
+import numba
+import numpy as np
+import pytest
+
+import adjit
+from adjit.testing import check_grad, check_hvp, check_jvp
+
+
+# -- complex intermediates: refused in every mode, never a silent zero tangent ----------
+@numba.njit
+def _through_complex(x, y):
+    z = x + y * 1j
+    return z.real + 2.0 * z.imag
+
+
+@numba.njit
+def _through_complex_arrays(x, phi):
+    z = np.exp(-1j * phi) * (x + 0.5j)
+    return np.sum(z.real * z.real)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])
+def test_complex_intermediates_are_refused_in_every_mode(mode):
+    # jvp used to return a tangent of 0.0 here (the right one is 3.0)
+    run = {"grad": lambda f, *a: adjit.grad(f, argnums=(0, 1))(*a),
+           "jvp": lambda f, *a: adjit.jvp(f)(*a, *a),
+           "hvp": lambda f, *a: adjit.hvp(f)(*a, a[0])}[mode]
+    with pytest.raises(adjit.UnsupportedError, match="complex128"):
+        run(_through_complex, 0.3, 0.9)
+    with pytest.raises(adjit.UnsupportedError, match="complex128"):
+        run(_through_complex_arrays, np.array([0.3, -0.7]), 0.25)
+
+
+# -- a helper returning an item it unpacked from another helper's tuple ------------------
+@numba.njit
+def _slope_and_intercept(x):
+    return x[0] * x[1] + np.sum(x * x), x[0]
+
+
+@numba.njit
+def _slope(x):
+    slope, _ = _slope_and_intercept(x)  # antropy's _higuchi_fd does this
+    return slope
+
+
+def _through_unpacked_item(x):
+    return _slope(x) * x[2]
+
+
+def test_helper_returning_an_unpacked_item_of_another_call():
+    # was an internal AttributeError from the returned-view analysis
+    x = np.array([1.5, 2.0, 0.7])
+    check_grad(_through_unpacked_item, x)
+    check_jvp(_through_unpacked_item, x)
+    check_hvp(_through_unpacked_item, x)
+
+
+# -- atan2 and hypot at the origin: a subgradient (0), not NaN ----------------------------
+def _angle_of_a_zero_vector(x):
+    d = x - x  # exactly 0 for every x: the result does not depend on x through it
+    return math.atan2(d, d) + math.hypot(d, d) * 3.0 + np.arctan2(d, 0.0) + x * x
+
+
+def test_atan2_and_hypot_at_the_origin_do_not_give_nan():
+    # found by the fuzzer (seed 70707 #144): grad and hvp were NaN, jvp was right
+    assert adjit.grad(_angle_of_a_zero_vector)(0.7) == pytest.approx(1.4)
+    assert adjit.jvp(_angle_of_a_zero_vector)(0.7, 1.0)[1] == pytest.approx(1.4)
+    assert adjit.hvp(_angle_of_a_zero_vector)(0.7, 1.0) == pytest.approx(2.0)
+
+
+def _matrix_power_sum(a):
+    return np.sum(np.linalg.matrix_power(a, 3))
+
+
+def test_an_optional_array_is_refused_with_its_reason():
+    # Numba types np.linalg.matrix_power as returning an optional array; the refusal of
+    # the np.sum reading it used to say only that np.sum had no rule
+    with pytest.raises(adjit.UnsupportedError, match="may be None"):
+        adjit.grad(_matrix_power_sum)(np.eye(3) + 0.1)
+
+
+def _shape_options_by_keyword(x):
+    c = np.expand_dims(x, axis=1)
+    return np.sum(np.cos(c * np.expand_dims(x, 0))) + np.sum(np.tril(np.outer(x, x), k=-1) ** 2)
+
+
+def test_shape_options_passed_by_keyword():
+    # np.expand_dims(x, axis=1) and np.tril(a, k=-1) were refused: only positional
+    # options matched their rules
+    x = np.array([0.3, -0.5, 1.2, 0.8])
+    check_grad(_shape_options_by_keyword, x)
+    check_jvp(_shape_options_by_keyword, x)
+
+
+@numba.njit
+def _trapezoid_of_squares(y):
+    return np.trapezoid(y ** 2, dx=0.1) + np.average(y * y)
+
+
+def test_composite_helpers_get_their_omitted_defaults_in_forward_mode():
+    # jvp built first gave an internal error: the helper was called without its
+    # trailing default (axis), which the derived JVP program takes
+    y = np.array([0.3, -1.2, 0.7, 1.9, -0.4])
+    check_jvp(_trapezoid_of_squares, y)
+    check_grad(_trapezoid_of_squares, y)

@@ -20,16 +20,16 @@ from numba.core.registry import cpu_target
 from ..ir.builder import fresh_name
 from ..ir.nodes import global_value, global_values
 
-#: NumPy allocations whose keyword forms (``dtype=``, ``num=``...) are made positional.
-NUMPY_ALLOCATIONS = frozenset({
-    np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like,
-    np.full_like, np.arange, np.linspace, np.eye, np.identity,
-    # and NumPy functions whose options are usually passed by keyword (axis=, a_min=)
-    np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.var, np.std,
-    np.clip, np.cumsum, np.cumprod, np.diff, np.roll, np.repeat, np.convolve, np.average,
-    np.median, np.percentile, np.quantile, np.ptp, np.nansum, np.nanmean, np.nanmax,
-    np.nanmin, np.expand_dims, np.tril, np.triu, np.diag, np.reshape, np.take,
-    *filter(None, [getattr(np, "trapezoid", None)])})
+def is_numpy_function(obj):
+    """Whether ``obj`` is a NumPy function or ufunc (``np.zeros``, ``np.linalg.norm``,
+    ``np.sin``): Numba types these with NumPy's signature, so their keyword forms
+    (``dtype=``, ``axis=``, ``num=``) can be made positional. A function registered in
+    ``adjit/rules`` thus needs no entry here for ``f(x, axis=1)`` to reach its rule."""
+    if isinstance(obj, np.ufunc):
+        return True
+    module = getattr(obj, "__module__", None) or ""
+    return callable(obj) and (module == "numpy" or module.startswith("numpy."))
+
 
 _PLAIN = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
@@ -144,7 +144,7 @@ class BindCallArguments:
       derive the callee for the call's argument types and pass it ``expr.args``, so both
       must cover every parameter. Callees with ``*args``/``**kwargs`` or keyword-only
       parameters keep their keywords and defaults (Numba packs star arguments itself).
-    * NumPy allocations (``NUMPY_ALLOCATIONS``): keywords become positional, in the order
+    * NumPy functions (``is_numpy_function``): keywords become positional, in the order
       of the typing signature's ``pysig``; a default skipped over becomes a constant,
       trailing defaults stay omitted. The signature is re-resolved for the new arguments.
     * Any call ``f(*t)`` whose tuple ``t`` is built in the function gets ``t``'s items as
@@ -183,7 +183,7 @@ class BindCallArguments:
         if isinstance(ftype, types.Dispatcher):
             return reads + self.bind_dispatcher(fn, block, stmt, expr, positional, ftype, sig)
         callee = gvals.get(expr.func.name, getattr(ftype, "typing_key", None))
-        if isinstance(ftype, types.Function) and _in(callee, NUMPY_ALLOCATIONS):
+        if isinstance(ftype, types.Function) and is_numpy_function(callee):
             return reads + self.bind_function(fn, block, stmt, expr, positional, ftype, sig)
         if expr.vararg is not None and not expr.kws:
             self.expand_vararg(fn, expr, positional, ftype, sig)
@@ -210,7 +210,7 @@ class BindCallArguments:
         return self.finish(fn, block, stmt, expr, params, slots, sig, trailing=True)
 
     def bind_function(self, fn, block, stmt, expr, positional, ftype, sig):
-        """A NumPy allocation: keywords positional in ``pysig`` order, signature re-typed."""
+        """A NumPy function: keywords positional in ``pysig`` order, signature re-typed."""
         if not expr.kws and expr.vararg is None:
             return []
         pysig = getattr(sig, "pysig", None)
@@ -304,14 +304,6 @@ class BindCallArguments:
             return cpu_target.typing_context.resolve_function_type(ftype, tuple(argtypes), {})
         except Exception:  # noqa: BLE001 -- any typing failure means: leave the call
             return None
-
-
-def _in(obj, collection):
-    """``obj in collection`` for objects that may be unhashable."""
-    try:
-        return obj in collection
-    except TypeError:
-        return False
 
 
 def class_object(typ):

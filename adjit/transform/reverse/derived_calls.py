@@ -44,7 +44,7 @@ def rev_derived_call(ctx, stmt, e, dispatcher):
     mask = tuple(i for i, g in enumerate(groups)
                  if any(ctx.is_active(a) or ctx.active_tuple(a) for a in g.args))
     program = ctx.derive(dispatcher, argument_types(ctx, groups), mask, stmt.loc)
-    ctx.derived_calls[id(expr)] = program
+    e.forward_call(program)
     args = [g.value(e) for g in groups]
     shadows = [shadow_argument(ctx, groups[i], stmt.loc, e) for i in program.array_args]
     ybar = (e.var(bar(target.name)) if ctx.active_float(target)

@@ -7,8 +7,8 @@ before the terminator (so before the phi copies Numba inserts when it strips phi
   function has several return blocks and this is one of them).
 Calls to other ``@njit`` functions with active inputs call their forward pass instead,
 iterators over active arrays get a position counter, and the reverse pass can ask for
-values computed around a statement (``ctx.fwd_before`` / ``fwd_after``: the element an
-array write overwrites, the shape of a local array).
+values computed before a statement (its ``StmtInfo``: the element an array write
+overwrites) and the shape of a local array after its definition (``ctx.saved_shapes``).
 
 A function that can ``raise`` reads the tape's depth on entry and sets it back just before
 each ``raise``: an exception caught by the caller (``try``/``except`` in ``@njit`` code)
@@ -23,19 +23,21 @@ from ...ir.builder import Emitter, clone_stmt, clone_value
 from ...runtime import tape_depth, tape_push, tape_set_depth
 from ..calls import positional_count
 from .context import TAPE, counter
+from .stmt_info import NOTHING
 
 
-def fwd_statement(ctx, stmt, e):
-    """fwd: copy the statement, rewriting the few node kinds that need it, with the
-    values the reverse pass asked for around it (``ctx.fwd_before`` / ``fwd_after``)."""
-    for name, value in ctx.fwd_before.get(id(stmt), ()):
+def fwd_statement(ctx, info, stmt, e):
+    """fwd: copy the statement, rewriting the few node kinds that need it, with what
+    its reverse handler asked for (``info``, a ``StmtInfo``) and the shape of a local
+    array it defines."""
+    for name, value in info.before:
         e.assign(clone_value(value), target=name)
     new = clone_stmt(stmt)
     value = getattr(new, "value", None)
     if isinstance(value, ir.Arg):
         new.value = ir.Arg(value.name, value.index + 1, value.loc)
-    elif isinstance(value, ir.Expr) and value.op == "call" and id(stmt.value) in ctx.derived_calls:
-        program = ctx.derived_calls[id(stmt.value)]
+    elif isinstance(value, ir.Expr) and value.op == "call" and info.forward_callee:
+        program = info.forward_callee
         value.func = e.glob(program.fwd, name=program.fwd.__name__)
         args = list(value.args)
         npos = positional_count(program.func)
@@ -43,7 +45,7 @@ def fwd_statement(ctx, stmt, e):
             args = args[:npos] + [e.tuple(args[npos:], hint="packed")]
         value.args = [e.var(TAPE)] + args
     e.stmt(new)
-    for name, value in ctx.fwd_after.get(id(stmt), ()):
+    for name, value in ctx.saved_shapes.get(id(stmt), ()):
         e.assign(clone_value(value), target=name)
     if isinstance(value, ir.Expr) and value.op == "getiter" and new.target.name in ctx.array_iterators:
         e.assign(e.const(-1), target=counter(new.target.name))
@@ -88,9 +90,9 @@ def build_forward(ctx, rev):
         for stmt in primal.body[:-1]:
             e.loc = stmt.loc
             if not is_phi(stmt):
-                fwd_statement(ctx, stmt, e)
+                fwd_statement(ctx, rev.infos.get(id(stmt), NOTHING), stmt, e)
             else:  # phis are copies at the predecessors' ends: what follows them goes here
-                for name, value in ctx.fwd_after.get(id(stmt), ()):
+                for name, value in ctx.saved_shapes.get(id(stmt), ()):
                     e.assign(clone_value(value), target=name)
         e.loc = primal.terminator.loc
         count_trips(e, rev, label)

@@ -33,6 +33,7 @@ from .elementwise import rev_elementwise
 from .lists import (active_list, rev_list_method, rev_list_new, rev_list_read,
                     rev_list_reduction, rev_list_write)
 from .derived_calls import rev_derived_call
+from .stmt_info import NOTHING, StmtEmitter, StmtInfo
 from .matmul import rev_matmul
 from .shadows import fresh_flag, is_element_index
 
@@ -357,8 +358,7 @@ def rev_setitem(ctx, stmt, e):
     if base is not None and isinstance(ctx.definition(base), ir.Arg):
         old = fresh_name("old")
         ctx.synthetic_types[old] = ctx.typeof(arr.name).dtype
-        ctx.fwd_before.setdefault(id(stmt), []).append(
-            (old, ir.Expr.getitem(arr, index, stmt.loc)))
+        e.forward_before(old, ir.Expr.getitem(arr, index, stmt.loc))
         e.setitem(arr, index, e.var(old))
 
 
@@ -394,9 +394,8 @@ def rev_selection_write(ctx, stmt, e, index):
     if base is not None and isinstance(ctx.definition(base), ir.Arg):
         view = fresh_name("overwritten")
         ctx.synthetic_types[view] = selected
-        ctx.fwd_before.setdefault(id(stmt), []).append(
-            (view, ir.Expr.getitem(arr, index, stmt.loc)))
-        old = ctx.copy_before(stmt, ir.Var(arr.scope, view, stmt.loc), "old")
+        e.forward_before(view, ir.Expr.getitem(arr, index, stmt.loc))
+        old = ctx.copy_before(e.info.before, ir.Var(arr.scope, view, stmt.loc), "old")
         e.call(restore_selection, [arr, index, e.var(old)], hint="void")
 
 
@@ -513,9 +512,13 @@ def _operands(value):
 
 
 def emit_reverse(ctx, stmt, e):
-    """Dispatch one statement to its handler (or refuse it)."""
+    """Dispatch one statement to its handler (or refuse it); return its ``StmtInfo``:
+    the reverse statements appended to ``e``'s block and the forward sweep's
+    additions."""
     if not touches_active(ctx, stmt):
-        return
+        return NOTHING
+    info = StmtInfo()
+    e = StmtEmitter(e.block, e.scope, stmt.loc, info)
     handler = HANDLERS.get(node_kind(stmt), rev_reject)
     if (handler is rev_nothing and isinstance(stmt, ir.Assign)
             and ctx.active_float(stmt.target) and node_kind(stmt) not in ("arg", "phi")):
@@ -527,3 +530,5 @@ def emit_reverse(ctx, stmt, e):
         # an array made in a loop: uses met from now on (going backwards) belong to the
         # array the previous iteration made, whose shadow starts afresh
         e.assign(ir.Const(True, stmt.loc), target=fresh_flag(name))
+    info.reverse = e.block.body[start:]
+    return info

@@ -67,30 +67,29 @@ def start_shadows(ctx, e):
                target=list_shadow(root))
 
 
-def saved_position(ctx, stmt, lst, index):
+def saved_position(ctx, e, lst, index):
     """Have the forward pass save the position ``lst[index]`` refers to just before
     ``stmt`` (``len(lst)`` when ``index`` is None); return its name."""
     if index is None:
-        return saved_call(ctx, stmt, len, [lst])
+        return saved_call(ctx, e, len, [lst])
     if isinstance(index, int):
         const = fresh_name("$lidx")
         ctx.synthetic_types[const] = types.intp
-        ctx.fwd_before.setdefault(id(stmt), []).append((const, ir.Const(index, stmt.loc)))
-        index = ir.Var(lst.scope, const, stmt.loc)
-    return saved_call(ctx, stmt, list_index, [lst, index])
+        e.forward_before(const, ir.Const(index, e.loc))
+        index = ir.Var(lst.scope, const, e.loc)
+    return saved_call(ctx, e, list_index, [lst, index])
 
 
-def saved_call(ctx, stmt, func, args):
+def saved_call(ctx, e, func, args):
     """Have the forward pass save the integer ``func(*args)`` just before ``stmt``;
     return its name."""
     from numba.core.registry import cpu_target
-    loc = stmt.loc
+    loc = e.loc
     fvar, pos = fresh_name("$lpos_fn"), fresh_name("lpos")
     ctx.synthetic_types[pos] = types.intp
     ctx.synthetic_types[fvar] = cpu_target.typing_context.resolve_value_type(func)
-    ctx.fwd_before.setdefault(id(stmt), []).extend([
-        (fvar, ir.Global(func.__name__, func, loc)),
-        (pos, ir.Expr.call(ir.Var(args[0].scope, fvar, loc), list(args), (), loc))])
+    e.forward_before(fvar, ir.Global(func.__name__, func, loc))
+    e.forward_before(pos, ir.Expr.call(ir.Var(args[0].scope, fvar, loc), list(args), (), loc))
     return pos
 
 
@@ -121,7 +120,7 @@ def rev_list_read(ctx, stmt, e):
     if not ctx.active_float(target):
         return
     shadow = shadow_name(ctx, expr.value, stmt.loc)
-    pos = saved_position(ctx, stmt, expr.value, index)
+    pos = saved_position(ctx, e, expr.value, index)
     e.call(shadow_add, [e.var(shadow), e.var(pos), e.var(bar(target.name))],
            target=shadow)
     ctx.reset(e, target.name)
@@ -135,7 +134,7 @@ def rev_list_write(ctx, stmt, e):
         raise ctx.unsupported("writing a slice of a list holding differentiated values",
                               stmt.loc, "write its elements one at a time, or use an array")
     shadow = shadow_name(ctx, stmt.target, stmt.loc)
-    pos = saved_position(ctx, stmt, stmt.target, index)
+    pos = saved_position(ctx, e, stmt.target, index)
     take_slot(ctx, e, shadow, pos, stmt.value)
 
 
@@ -147,7 +146,7 @@ def rev_list_method(ctx, stmt, e, cls):
         return
     check_method(method, lst, stmt.loc, ctx.unsupported)
     shadow = shadow_name(ctx, lst, stmt.loc)
-    pos = saved_position(ctx, stmt, lst, None)
+    pos = saved_position(ctx, e, lst, None)
     take_slot(ctx, e, shadow, pos, stmt.value.args[0])
 
 
@@ -184,9 +183,9 @@ def rev_list_reduction(ctx, stmt, e, cls):
         return
     g = e.var(bar(target.name))
     if func is sum:
-        n = saved_call(ctx, stmt, len, [lst])
+        n = saved_call(ctx, e, len, [lst])
         e.call(shadow_add_prefix, [e.var(shadow), e.var(n), g], target=shadow)
     else:
-        k = saved_call(ctx, stmt, list_argmax if func is max else list_argmin, [lst])
+        k = saved_call(ctx, e, list_argmax if func is max else list_argmin, [lst])
         e.call(shadow_add, [e.var(shadow), e.var(k), g], target=shadow)
     ctx.reset(e, target.name)

@@ -10,6 +10,7 @@ A ``ReverseProgram`` owns generated dispatchers that share the tape:
 Programs are cached per key and created before their IR is built, so a function that calls
 itself finds its own program in the cache instead of deriving it again.
 """
+import copy
 import threading
 
 from numba.core import types
@@ -40,6 +41,8 @@ class ReverseProgram:
         self.active_args = tuple(sorted(active_args))
         self._typed = None
         self._layout = None
+        self._analysis = None   # (ctx, rev) while generated functions are being built
+        self._built = set()
         # differentiated float arrays, and arrays written with differentiated values
         self.array_args = shadowed_array_args(
             self.typed, activity(self.typed, self.active_args), self.active_args)
@@ -67,11 +70,26 @@ class ReverseProgram:
             self._typed = normalise(capture(self.func, self.argtypes))
         return self._typed
 
+    def analysis(self):
+        """The one analysis of this derivative (context and reverse blocks), shared by the
+        forward pass, the tape-only forward pass, the reverse pass and ``show``. It is
+        released once the reverse pass and a forward pass are built (a derivative keeps
+        no IR); a later build, such as the other forward pass, analyses again, and
+        ``_check_layouts`` checks that its records are the ones already compiled."""
+        if self._analysis is None:
+            self._analysis = self.analyse()
+        return self._analysis
+
+    def _done(self, part):
+        """Note that ``part`` is built; release the analysis when nothing else is due."""
+        self._built.add(part)
+        if "rev" in self._built and self._built & {"fwd", "fwd_tape"}:
+            self._analysis, self._typed = None, None
+
     def analyse(self):
         """A fresh context plus the reverse blocks (which fix the record layouts)."""
         ctx = ReverseContext(self.typed, self.active_args)
         ctx.derive = derive_call
-        ctx.derived_calls = {}
         rev = ReversePass(ctx)
         names = list(self.arg_names)
         rev.build(names, [shadow_arg(names[i]) for i in self.array_args])
@@ -105,29 +123,32 @@ class ReverseProgram:
 
     def _build_fwd(self, argtypes):
         self._check(argtypes, 0)
-        ctx, rev = self.analyse()
+        ctx, rev = self.analysis()
         blocks = build_forward(ctx, rev)
         after_rewrite(blocks, f"forward pass of {self.py_func.__qualname__}",
                       ("adjit_tape",) + self.arg_names)
+        self._done("fwd")
         return blocks
 
     def _build_fwd_tape(self, argtypes):
         self._check(argtypes, 0)
-        ctx, rev = self.analyse()
+        ctx, rev = self.analysis()
         blocks = discard_result(build_forward(ctx, rev))
         after_rewrite(blocks, f"tape-only forward pass of {self.py_func.__qualname__}",
                       ("adjit_tape",) + self.arg_names)
+        self._done("fwd_tape")
         return blocks
 
     def _build_rev(self, argtypes):
         self._check(argtypes, len(self.array_args) + 1)
-        ctx, rev = self.analyse()
-        return rev.blocks
+        ctx, rev = self.analysis()
+        self._done("rev")
+        return copy.deepcopy(rev.blocks)  # Numba's passes edit the blocks they compile
 
     def show(self):
         """Text of the primal, forward-pass and reverse-pass IR."""
         from ...ir.printing import format_blocks, format_function
-        ctx, rev = self.analyse()
+        ctx, rev = self.analysis()
         return "\n".join([
             format_function(self.typed.func_ir, f"primal typed IR of {self.py_func.__qualname__}"),
             format_blocks(build_forward(ctx, rev), "forward pass"),

@@ -25,6 +25,7 @@ from .context import (TAPE, YBAR, bar, bar_item, is_basic_index, local_shadow, s
                       shape_of, zero_of)
 from .shadows import empty_array, fresh_flag
 from .handlers import emit_reverse
+from .stmt_info import NOTHING, StmtInfo
 from ...rules.arrays import add_cotangent, add_into, phi_transfer, snapshot_shadow
 from .loops import counted_loops, inductions
 from ...runtime import pop_record, record_words
@@ -44,6 +45,7 @@ class ReversePass:
         self.blocks = {}
         self.records = {}
         self.sources = {}  # (label, record name) -> ("copy" | "var", forward-pass name)
+        self.infos = {}    # id(primal statement) -> its StmtInfo (what its handler returned)
         self._labels = itertools.count(1)
         self.counted = counted_loops(ctx.blocks, self.cfg)
         self.counted_exits = {loop.exit: loop for loop in self.counted.values()}
@@ -94,7 +96,7 @@ class ReversePass:
             stmt = primal.body[k]
             self.marks[k] = len(body.body)  # where the adjoint code of statement k starts
             e.loc = stmt.loc
-            emit_reverse(self.ctx, stmt, e)
+            self.infos[id(stmt)] = emit_reverse(self.ctx, stmt, e)
         e.loc = primal.loc
         saved, remat = self.free_values(body, label)
         for pos, stmt in sorted(self.inserts, key=lambda p: -p[0]):
@@ -215,7 +217,8 @@ class ReversePass:
             if write is None:
                 self.sources[label, rec] = ("copy", name)
             else:
-                snap = ctx.copy_before(body[write], ir.Var(self.scope, name, loc), "snapshot")
+                snap = ctx.copy_before(self.info(body[write]).before,
+                                       ir.Var(self.scope, name, loc), "snapshot")
                 self.sources[label, rec] = ("var", snap)
             if rec != name:  # the reads of this run see this run's snapshot
                 typ = ctx.typeof(name)
@@ -224,6 +227,14 @@ class ReversePass:
                     ir.Var(self.scope, rec, loc), ir.Var(self.scope, name, loc), loc)))
             names.append(rec)
         return names
+
+    def info(self, stmt):
+        """The ``StmtInfo`` of a primal statement of a built block, made editable: the
+        block's record may ask the forward sweep for a snapshot before any statement."""
+        info = self.infos.get(id(stmt), NOTHING)
+        if info is NOTHING:
+            info = self.infos[id(stmt)] = StmtInfo()
+        return info
 
     def recipe(self, name, loc):
         """The expression that recomputes ``name`` in a reverse block from arguments and

@@ -81,8 +81,7 @@ class Shadows(TupleItems):
 
     def init_shadows(self):
         self.array_iterators = set()  # getiter vars over active arrays (need a counter)
-        self.fwd_before = {}          # id(stmt) -> [(name, value)] the forward pass adds
-        self.fwd_after = {}
+        self.saved_shapes = {}        # id(stmt) -> [(y%shape, y.shape)] after ``y = ...``
         self.tuple_items = self.find_tuple_items()
         self.local_arrays, self.lazy_arrays = self.find_local_arrays()
         self.written, self.mutated, self.unrestored = self.find_writes()
@@ -347,7 +346,7 @@ class Shadows(TupleItems):
         ndim = self.typeof(name).ndim
         self.synthetic_types[shape_of(name)] = types.UniTuple(types.intp, ndim)
         shape = ir.Expr.getattr(stmt.target, "shape", stmt.loc)
-        self.fwd_after[id(stmt)] = [(shape_of(name), shape)]
+        self.saved_shapes[id(stmt)] = [(shape_of(name), shape)]
 
     def array_phis(self):
         """Active float-array phis (``y = y + h * f(y)`` in a loop) that get a shadow of
@@ -490,9 +489,10 @@ class Shadows(TupleItems):
         call but a derived ``@njit`` callee (whose reverse undoes its writes)."""
         return [] if self.derives_call(stmt) else call_writes(self.fn, stmt.value)
 
-    def copy_before(self, stmt, source, hint):
-        """Have the forward pass copy array ``source`` just before ``stmt`` (into a new
-        variable, kept by reference: nothing writes it); return the copy's name."""
+    def copy_before(self, before, source, hint):
+        """Have the forward pass copy array ``source`` just before a statement, by adding
+        to that statement's ``before`` list (``StmtInfo``), into a new variable kept by
+        reference (nothing writes it); return the copy's name."""
         from numba.core.registry import cpu_target
         func, copy = fresh_name("$copy"), fresh_name(hint)
         typ = self.typeof(source.name)
@@ -500,10 +500,10 @@ class Shadows(TupleItems):
         self.synthetic_types[copy] = typ.copy(layout="C") if isinstance(
             typ, types.Array) else typ
         self.saved_by_reference.add(copy)
-        self.fwd_before.setdefault(id(stmt), []).extend([
-            (func, ir.Global("copy", np.copy, stmt.loc)),
-            (copy, ir.Expr.call(ir.Var(source.scope, func, stmt.loc), [source], (),
-                                stmt.loc))])
+        before.extend([
+            (func, ir.Global("copy", np.copy, source.loc)),
+            (copy, ir.Expr.call(ir.Var(source.scope, func, source.loc), [source], (),
+                                source.loc))])
         return copy
 
     def never_written(self, name):

@@ -1,0 +1,193 @@
+"""Reductions along one axis that Numba itself does not compile: ``np.mean``, ``np.var``,
+``np.std``, ``np.max``/``np.amax``, ``np.min``/``np.amin``, ``np.prod`` and
+``np.linalg.norm`` with an integer ``axis=`` (Numba 0.68 types only ``np.sum`` with one).
+
+Two parts, both keyed by the same helpers:
+- a Numba ``@overload`` per function that accepts an integer ``axis`` and computes the
+  reduction with the ``@njit`` helper for the array's rank. It is tried only where Numba's
+  own implementation refuses the call, so every call Numba already compiles is unchanged;
+  with adjit imported, a plain ``@njit`` function can call ``np.mean(x, axis=1)`` too;
+- a composite (``defcomposite``): adjit replaces the call with the same helper and derives
+  the helper like any user ``@njit`` function. A lane's maximum gets the whole adjoint of
+  its first maximal element (as ``np.max`` does), a norm of a zero lane has the zero
+  subgradient.
+
+Only the function forms are covered: Numba keeps array methods (``x.mean(axis=0)``) in
+one template per name, which a second one would replace. Ranks 1 to 3; a negative axis
+counts from the end; ``keepdims``, ``out``, ``ddof`` and tuples of axes are not
+supported. Test cases: ``tests/rules/test_axis_reductions.py``.
+"""
+import numba
+import numpy as np
+from numba.core import types
+from numba.extending import overload
+
+from .statistics import defcomposite
+
+
+@numba.njit
+def axis_index(axis, ndim):
+    """``axis`` as a position in ``range(ndim)`` (NumPy's message when it is not)."""
+    ax = axis + ndim if axis < 0 else axis
+    if ax < 0 or ax >= ndim:
+        raise ValueError("axis is out of bounds for the array's dimension")
+    return ax
+
+
+# -- the reductions of one 1-D lane (each has a rule, or is derived) ------------------
+@numba.njit
+def _lane_max(v):
+    return np.max(v)
+
+
+@numba.njit
+def _lane_min(v):
+    return np.min(v)
+
+
+@numba.njit
+def _lane_prod(v):
+    return np.prod(v)
+
+
+@numba.njit
+def _lane_var(v):
+    return np.var(v)
+
+
+@numba.njit
+def _lane_std(v):
+    return np.std(v)
+
+
+@numba.njit
+def _lane_norm(v):
+    return np.linalg.norm(v.copy())  # a contiguous copy: Numba's norm of a view
+
+
+def _over_lanes(reduce):
+    """The ``(rank 1, rank 2, rank 3)`` helpers applying the 1-D ``reduce`` to each lane
+    along ``axis``; the branches write into one result allocated first, so no view or
+    array is chosen by a branch."""
+
+    @numba.njit
+    def rank1(a, axis):
+        axis_index(axis, 1)
+        return reduce(a)
+
+    @numba.njit
+    def rank2(a, axis):
+        ax = axis_index(axis, 2)
+        n = a.shape[1] if ax == 0 else a.shape[0]
+        out = np.empty(n, dtype=np.float64)
+        if ax == 0:
+            for j in range(n):
+                out[j] = reduce(a[:, j])
+        else:
+            for i in range(n):
+                out[i] = reduce(a[i, :])
+        return out
+
+    @numba.njit
+    def rank3(a, axis):
+        ax = axis_index(axis, 3)
+        n0 = a.shape[1] if ax == 0 else a.shape[0]
+        n1 = a.shape[1] if ax == 2 else a.shape[2]
+        out = np.empty((n0, n1), dtype=np.float64)
+        for i in range(n0):
+            for j in range(n1):
+                if ax == 0:
+                    out[i, j] = reduce(a[:, i, j])
+                elif ax == 1:
+                    out[i, j] = reduce(a[i, :, j])
+                else:
+                    out[i, j] = reduce(a[i, j, :])
+        return out
+
+    return rank1, rank2, rank3
+
+
+@numba.njit
+def mean_axis(a, axis):
+    """``np.mean(a, axis)``: the axis sum (which has a rule) over the axis length."""
+    ax = axis_index(axis, a.ndim)
+    return np.sum(a, axis=ax) / a.shape[ax]
+
+
+@numba.njit
+def mean_axis_1d(a, axis):
+    """``np.mean`` of a 1-D array along axis 0 (a scalar)."""
+    axis_index(axis, 1)
+    return np.mean(a)
+
+
+#: NumPy function -> {rank: helper(a, axis)}
+AXIS_HELPERS = {np.mean: {1: mean_axis_1d, 2: mean_axis, 3: mean_axis}}
+for _funcs, _lane in (((np.max, np.amax), _lane_max), ((np.min, np.amin), _lane_min),
+                      ((np.prod,), _lane_prod), ((np.var,), _lane_var),
+                      ((np.std,), _lane_std)):
+    for _func in _funcs:
+        AXIS_HELPERS[_func] = dict(zip((1, 2, 3), _over_lanes(_lane)))
+_NORM = dict(zip((1, 2, 3), _over_lanes(_lane_norm)))
+
+
+def _norm_helper(rank):
+    """``np.linalg.norm(x, ord, axis)`` with ``ord`` None: the helper takes NumPy's
+    parameters in NumPy's order."""
+    lanes = _NORM[rank]
+
+    @numba.njit
+    def norm_axis(x, ord, axis):
+        return lanes(x, axis)
+
+    return norm_axis
+
+
+NORM_HELPERS = {rank: _norm_helper(rank) for rank in (1, 2, 3)}
+
+
+def _reducible(a, axis):
+    """Whether the overloads take this call: a float64 array of rank 1-3 and an integer
+    axis (everything else is left to Numba, which refuses or computes it)."""
+    return (isinstance(a, types.Array) and a.ndim in (1, 2, 3)
+            and a.dtype == types.float64 and isinstance(axis, types.Integer))
+
+
+def _register(func, by_rank):
+    """The ``@overload`` of ``func(a, axis)`` and its composite, from one helper table."""
+
+    @overload(func)
+    def reduce_along(a, axis=None):
+        if not _reducible(a, axis):
+            return None
+        helper = by_rank[a.ndim]
+
+        def impl(a, axis=None):
+            return helper(a, axis)
+        return impl
+
+    for rank, helper in by_rank.items():
+        defcomposite(func, helper, ranks=(rank,))
+
+
+def _register_norm():
+    """``np.linalg.norm(x, axis=k)``: vector norms of the lanes (``ord`` None only)."""
+
+    @overload(np.linalg.norm)
+    def norm_along(x, ord=None, axis=None):
+        if not (_reducible(x, axis) and (ord is None or isinstance(
+                ord, (types.NoneType, types.Omitted)))):
+            return None
+        helper = NORM_HELPERS[x.ndim]
+
+        def impl(x, ord=None, axis=None):
+            return helper(x, None, axis)
+        return impl
+
+    for rank, helper in NORM_HELPERS.items():
+        defcomposite(np.linalg.norm, helper, ranks=(rank,))
+
+
+for _func, _by_rank in AXIS_HELPERS.items():
+    _register(_func, _by_rank)
+_register_norm()

@@ -108,3 +108,10 @@ def test_composite_helpers_get_their_omitted_defaults_in_forward_mode():
     y = np.array([0.3, -1.2, 0.7, 1.9, -0.4])
     check_jvp(_trapezoid_of_squares, y)
     check_grad(_trapezoid_of_squares, y)
+
+
+def test_module_level_index_arrays_in_hvp():
+    """``x[IDX]`` / ``x[KEEP]`` with module-level index arrays (Numba's static_getitem of
+    a constant array) are gathers in forward-over-reverse too (grad and jvp: corpus)."""
+    from tests.corpus.array_reads import X5, module_level_selections
+    check_hvp(module_level_selections, X5)

@@ -39,6 +39,19 @@ def _call(fn, block, stmt, func, args):
     return expr, sig
 
 
+def _index_var(value):
+    """The index variable of an element or selection read, or None. A module-level index
+    array is a constant to Numba, which reads ``x[IDX]`` as a ``static_getitem`` that
+    keeps the variable in ``index_var``."""
+    if not isinstance(value, ir.Expr):
+        return None
+    if value.op == "getitem":
+        return value.index
+    if value.op == "static_getitem" and isinstance(value.index, np.ndarray):
+        return value.index_var
+    return None
+
+
 class GatherReadsToTake:
     """``y = x[idx]`` / ``y = x[mask]`` on a float array -> ``np.take`` (see above)."""
 
@@ -48,16 +61,17 @@ class GatherReadsToTake:
         for block in fn.func_ir.blocks.values():
             for stmt in list(block.body):
                 value = stmt.value if isinstance(stmt, ir.Assign) else None
-                if not (isinstance(value, ir.Expr) and value.op == "getitem"):
+                index_var = _index_var(value)
+                if index_var is None:
                     continue
-                arr, index = fn.typeof(value.value.name), fn.typeof(value.index.name)
+                arr, index = fn.typeof(value.value.name), fn.typeof(index_var.name)
                 if not (isinstance(arr, types.Array) and isinstance(arr.dtype, types.Float)
                         and isinstance(index, types.Array)):
                     continue
                 if isinstance(index.dtype, types.Integer) and index.ndim == 1 == arr.ndim:
-                    self.rewrite(fn, block, stmt, value.index)
+                    self.rewrite(fn, block, stmt, index_var)
                 elif isinstance(index.dtype, types.Boolean) and index.ndim == arr.ndim:
-                    found = _call(fn, block, stmt, np.flatnonzero, [value.index])
+                    found = _call(fn, block, stmt, np.flatnonzero, [index_var])
                     if found is None:
                         continue
                     at = block.body.index(stmt)

@@ -12,6 +12,7 @@ X100 = _rng.standard_normal(100)
 A34 = _rng.standard_normal((3, 4))
 W4 = _rng.standard_normal(4)
 IDX = np.array([4, 0, 2, 2, 1], dtype=np.int64)
+KEEP = np.array([True, False, True, True, False])
 
 
 def sum_loop(x):
@@ -87,6 +88,12 @@ def matrix_row_iteration(a):
     return s
 
 
+def module_level_selections(x):
+    # x[IDX] and x[KEEP] with module-level index arrays: constants to Numba, which types
+    # them as static_getitem (repeated index 2 accumulates)
+    return np.sum(x[IDX] ** 2) + np.sum(np.sin(x[KEEP]))
+
+
 def gather_int_index(x, idx):
     s = 0.0
     for k in range(idx.shape[0]):
@@ -122,6 +129,7 @@ CASES = [
     Case(matrix_vector, (A34, W4), (0, 1)),
     Case(matrix_row_iteration, (A34,)),
     Case(gather_int_index, (X5, IDX)),
+    Case(module_level_selections, (X5,)),
     Case(scalar_times_element, (X5, 0.7), (0, 1)),
     Case(max_loop, (X5,)),
 ]

@@ -115,3 +115,23 @@ def test_module_level_index_arrays_in_hvp():
     a constant array) are gathers in forward-over-reverse too (grad and jvp: corpus)."""
     from tests.corpus.array_reads import X5, module_level_selections
     check_hvp(module_level_selections, X5)
+
+
+@numba.njit
+def _appended(x):
+    y = np.append(x, 1.0)
+    z = y * 2.0
+    return np.sum(z)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_refused_call_is_named_at_its_own_line(mode):
+    """Reverse mode used to cite the line that first used the refused array
+    (``z = y * 2.0``); both modes name the call's line."""
+    x = np.array([1.0, 2.0, 3.0])
+    run = adjit.grad(_appended) if mode == "grad" else lambda v: adjit.jvp(_appended)(v, v)
+    with pytest.raises(adjit.UnsupportedError) as err:
+        run(x)
+    assert "'np.append'" in str(err.value)
+    assert "y = np.append(x, 1.0)" in str(err.value)
+    assert "z = y * 2.0" not in str(err.value)

@@ -298,9 +298,12 @@ class Shadows(TupleItems):
         if item is not None:  # ``arrays[k]``: item k of the items' shadows
             return e.getitem(self.tuple_shadows(item[0], loc, e), e.var(item[1].name),
                              hint="shadow")
-        self.refuse_unsupported_call(value, loc)
+        # refused where the array is made (the line the user must change), not where
+        # the reverse pass first met a use of it
+        made = getattr(value, "loc", None) or loc
+        self.refuse_unsupported_call(value, made)
         raise self.unsupported(f"{self.user_name(var.name)} (an array made inside the "
-                               "function from differentiated inputs)", loc,
+                               "function from differentiated inputs)", made,
                                "no rule says how this array is made; register one with "
                                "adjit.extend, or build it with NumPy calls or an @njit "
                                "helper")

@@ -11,6 +11,7 @@ need a derivative.
 import inspect
 
 import numpy as np
+from numba.core.dispatcher import Dispatcher
 from numba.core import ir, types
 from numba.core.registry import cpu_target
 
@@ -147,10 +148,13 @@ class CompositesToHelpers:
         take every parameter)."""
         first = fn.typeof(stmt.value.args[0].name)
         rank = first.ndim if isinstance(first, types.Array) else 0
-        if rank not in by_rank:
-            return
+        helper = by_rank.get(rank)
         args = list(stmt.value.args)
-        params = list(inspect.signature(by_rank[rank].py_func).parameters.values())
+        if helper is not None and not isinstance(helper, Dispatcher):  # a chooser
+            helper = helper([types.unliteral(fn.typeof(a.name)) for a in args])
+        if helper is None:
+            return
+        params = list(inspect.signature(helper.py_func).parameters.values())
         for param in params[len(args):]:
             typ = const_type(param.default)
             if param.default is param.empty or typ is None:
@@ -160,7 +164,7 @@ class CompositesToHelpers:
             block.body.insert(block.body.index(stmt),
                               ir.Assign(ir.Const(param.default, stmt.loc), var, stmt.loc))
             args.append(var)
-        found = _insert_call(fn, block, stmt, by_rank[rank], args)
+        found = _insert_call(fn, block, stmt, helper, args)
         if found is None or found[1].return_type != fn.typeof(stmt.target.name):
             return
         fn.calltypes.pop(stmt.value, None)

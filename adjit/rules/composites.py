@@ -179,10 +179,49 @@ def fill_diagonal(a, val):
         a[i, i] = val
 
 
+@numba.njit
+def append_value(arr, values, axis=None):
+    """``np.append(arr, v)`` of a number ``v``: ``arr`` flattened, then ``v``."""
+    flat = arr.ravel()
+    n = flat.shape[0]
+    out = np.empty(n + 1)
+    out[:n] = flat
+    out[n] = values
+    return out
+
+
+@numba.njit
+def append_array(arr, values, axis=None):
+    """``np.append(arr, values)`` of an array: both flattened, one after the other."""
+    flat, tail = arr.ravel(), values.ravel()
+    n = flat.shape[0]
+    out = np.empty(n + tail.shape[0])
+    out[:n] = flat
+    out[n:] = tail
+    return out
+
+
+def choose_append(argtypes):
+    """The ``np.append`` helper for these argument types: a float64 ``arr``, a number or
+    an array of numbers, and no ``axis`` (NumPy then flattens both); None leaves the call
+    to its refusal."""
+    from numba.core import types
+    arr, values = argtypes[0], argtypes[1]
+    if arr.dtype != types.float64 or any(not isinstance(t, (types.NoneType, types.Omitted))
+                                         for t in argtypes[2:]):
+        return None
+    numbers = (types.Integer, types.Float)
+    if isinstance(values, types.Array) and isinstance(values.dtype, numbers):
+        return append_array
+    return append_value if isinstance(values, numbers) else None
+
+
 #: functions computed by a derived ``@njit`` helper chosen by the rank of argument 0
-#: (0: a scalar): ``{function: {rank: helper}}``
+#: (0: a scalar): ``{function: {rank: helper}}``; a plain Python function in place of
+#: a helper chooses one from the call's argument types (or None)
 HELPERS = {np.interp: {0: interp_scalar, 1: interp_array}, np.fill_diagonal: {2: fill_diagonal},
-           np.linalg.eigvalsh: {2: eigenvalues}}
+           np.linalg.eigvalsh: {2: eigenvalues},
+           np.append: {rank: choose_append for rank in (1, 2, 3)}}
 
 #: how each stacking function joins its items, by the items' rank:
 #: ``{function: {ndim: (per-item helper or None, pairwise join)}}``

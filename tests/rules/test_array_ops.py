@@ -127,6 +127,14 @@ def shapes_and_products(x):
             + np.sum(np.convolve(x, x[:3] * x[:3]) ** 2) + np.sum(np.atleast_3d(x) * x))
 
 
+def appended(x, a):
+    # np.append of a number (an int too) and of an array, onto 1-D and 2-D arrays
+    y = np.append(x, a * 2.0)
+    z = np.append(np.append(y, np.sin(x)), 1)
+    w = np.append(np.outer(x, x), x[:2])
+    return np.sum(z * z) + np.sum(np.cos(w)) * a
+
+
 # (function, arguments, argnums, op names it covers)
 CASES = [
     (t_attr, (M23,), 0, ["x.T"]),
@@ -169,6 +177,7 @@ CASES = [
     (stacking, (V6,), 0, ["join_rows", "as_row", "as_column"]),
     (concatenate_columns, (M23,), 0, ["join_columns"]),
     (concatenate_1d, (V6,), 0, []),
+    (appended, (V3, 0.4), (0, 1), []),
     (slogdet_trace, (SPD3 + N33,), 0, []),
     (var_std, (M23,), 0, []),
     (fill_diagonal, (M23.T @ M23, 0.3), (0, 1), []),

@@ -119,7 +119,7 @@ def test_module_level_index_arrays_in_hvp():
 
 @numba.njit
 def _appended(x):
-    y = np.delete(x, 1)
+    y = np.unique(x)
     z = y * 2.0
     return np.sum(z)
 
@@ -132,6 +132,6 @@ def test_a_refused_call_is_named_at_its_own_line(mode):
     run = adjit.grad(_appended) if mode == "grad" else lambda v: adjit.jvp(_appended)(v, v)
     with pytest.raises(adjit.UnsupportedError) as err:
         run(x)
-    assert "'np.delete'" in str(err.value)
-    assert "y = np.delete(x, 1)" in str(err.value)
+    assert "'np.unique'" in str(err.value)
+    assert "y = np.unique(x)" in str(err.value)
     assert "z = y * 2.0" not in str(err.value)

@@ -216,12 +216,37 @@ def choose_append(argtypes):
     return append_value if isinstance(values, numbers) else None
 
 
+@numba.njit
+def delete(arr, obj, axis=None):
+    """``np.delete(arr, obj)`` without ``axis``: the flattened ``arr`` without the
+    positions ``obj`` (an integer, negative ones from the end, or an array of them); the
+    mask read is a gather, so the kept elements take their adjoints."""
+    flat = arr.ravel()
+    keep = np.ones(flat.shape[0], dtype=np.bool_)
+    keep[obj] = False
+    return flat[keep]
+
+
+def choose_delete(argtypes):
+    """The ``np.delete`` helper: a float64 ``arr``, integer positions, no ``axis``."""
+    from numba.core import types
+    arr, obj = argtypes[0], argtypes[1]
+    if arr.dtype != types.float64 or any(not isinstance(t, (types.NoneType, types.Omitted))
+                                         for t in argtypes[2:]):
+        return None
+    if isinstance(obj, types.Integer) or (isinstance(obj, types.Array) and obj.ndim == 1
+                                          and isinstance(obj.dtype, types.Integer)):
+        return delete
+    return None
+
+
 #: functions computed by a derived ``@njit`` helper chosen by the rank of argument 0
 #: (0: a scalar): ``{function: {rank: helper}}``; a plain Python function in place of
 #: a helper chooses one from the call's argument types (or None)
 HELPERS = {np.interp: {0: interp_scalar, 1: interp_array}, np.fill_diagonal: {2: fill_diagonal},
            np.linalg.eigvalsh: {2: eigenvalues},
-           np.append: {rank: choose_append for rank in (1, 2, 3)}}
+           np.append: {rank: choose_append for rank in (1, 2, 3)},
+           np.delete: {rank: choose_delete for rank in (1, 2, 3)}}
 
 #: how each stacking function joins its items, by the items' rank:
 #: ``{function: {ndim: (per-item helper or None, pairwise join)}}``

@@ -135,6 +135,17 @@ def appended(x, a):
     return np.sum(z * z) + np.sum(np.cos(w)) * a
 
 
+IDX2 = np.array([0, 2])
+
+
+def deleted(x, a):
+    # np.delete of an integer (negative too) and of a module-level index array
+    y = np.delete(x * a, 1)
+    z = np.delete(np.sin(x), IDX2)
+    w = np.delete(np.outer(x, x), -2)
+    return np.sum(y * y) + np.sum(z) * a + np.sum(w ** 3)
+
+
 # (function, arguments, argnums, op names it covers)
 CASES = [
     (t_attr, (M23,), 0, ["x.T"]),
@@ -178,6 +189,7 @@ CASES = [
     (concatenate_columns, (M23,), 0, ["join_columns"]),
     (concatenate_1d, (V6,), 0, []),
     (appended, (V3, 0.4), (0, 1), []),
+    (deleted, (V3, 0.4), (0, 1), []),
     (slogdet_trace, (SPD3 + N33,), 0, []),
     (var_std, (M23,), 0, []),
     (fill_diagonal, (M23.T @ M23, 0.3), (0, 1), []),

@@ -184,8 +184,48 @@ def _register_norm():
             return helper(x, None, axis)
         return impl
 
-    for rank, helper in NORM_HELPERS.items():
-        defcomposite(np.linalg.norm, helper, ranks=(rank,))
+    defcomposite(np.linalg.norm, choose_norm, ranks=(1, 2, 3))
+
+
+@numba.njit
+def vector_norm_ord(x, ord, axis=None):
+    """``np.linalg.norm(x, ord)`` of a 1-D ``x``, NumPy's vector norms: the largest or
+    smallest magnitude (``ord=±inf``, adjoint to the first such element), the count of
+    nonzeros (``ord=0``, no derivative), and ``sum(|x|**ord) ** (1/ord)`` otherwise."""
+    a = np.abs(x)
+    if ord == np.inf:
+        return np.max(a)
+    if ord == -np.inf:
+        return np.min(a)
+    if ord == 0:
+        count = 0
+        for i in range(x.shape[0]):
+            if x[i] != 0.0:
+                count += 1
+        return float(count)
+    if ord == 1:
+        return np.sum(a)
+    if ord == 2:
+        return np.linalg.norm(x)
+    return np.sum(a ** ord) ** (1.0 / ord)
+
+
+def _absent(typ):
+    return typ is None or isinstance(typ, (types.NoneType, types.Omitted))
+
+
+def choose_norm(argtypes):
+    """The helper of a ``np.linalg.norm`` call Numba's own rule does not cover: lane norms
+    for an integer ``axis``, or the vector norm of a numeric ``ord`` of a 1-D array."""
+    x = argtypes[0]
+    ord_type = argtypes[1] if len(argtypes) > 1 else None
+    axis = argtypes[2] if len(argtypes) > 2 else None
+    if isinstance(axis, types.Integer) and _absent(ord_type):
+        return NORM_HELPERS.get(x.ndim)
+    if (x.ndim == 1 and x.dtype == types.float64 and _absent(axis)
+            and isinstance(ord_type, (types.Integer, types.Float))):
+        return vector_norm_ord
+    return None
 
 
 for _func, _by_rank in AXIS_HELPERS.items():

@@ -132,6 +132,7 @@ class Activity:
 
     active: set = field(default_factory=set)
     carriers: set = field(default_factory=set)
+    control_only: set = field(default_factory=set)  # floats that only steer control flow
 
     def __contains__(self, name):
         return name in self.active
@@ -547,10 +548,11 @@ def activity(fn, active_args, carriers=()):
     """Propagate activity forward from ``active_args`` (and the variables ``carriers``)
     to a fixed point. Writing an active value into an array (directly, or through a call)
     makes the array active."""
-    act = Activity(carriers=set(carriers))
+    from .control_only import control_only
+    act = Activity(carriers=set(carriers), control_only=control_only(fn))
     blocks = fn.func_ir.blocks
     defs = defining_stmts(blocks)
-    constant = _nondiff_results(fn)
+    constant = _nondiff_results(fn) | act.control_only
     changed = True
     while changed:
         changed = False

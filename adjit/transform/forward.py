@@ -151,6 +151,9 @@ def build_jvp_blocks(ctx, arg_names):
             if is_phi(stmt):
                 continue
             e.loc = stmt.loc
+            if isinstance(stmt, ir.Assign) and stmt.target.name in ctx.act.control_only:
+                e.stmt(clone_stmt(stmt))  # steers control flow only: no tangent
+                continue
             handler = FWD_HANDLERS.get(node_kind(stmt))
             if handler is None:
                 if any(ctx.active(v) for v in stmt.list_vars()):

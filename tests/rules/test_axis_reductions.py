@@ -4,6 +4,7 @@ mode and forward-over-reverse against finite differences."""
 import numba
 import numpy as np
 import pytest
+from numba.core import types
 
 from adjit.rules import axis_reductions
 from adjit.rules.composites import HELPERS
@@ -35,6 +36,12 @@ def along_each_axis_3d(a):
             + np.sum(np.prod(a, 2)))
 
 
+def vector_norms(x):
+    # np.linalg.norm(x, ord) of a vector, NumPy's ords (0 counts nonzeros: no derivative)
+    return (np.linalg.norm(x, np.inf) * np.linalg.norm(x, 1) + np.linalg.norm(x, -np.inf)
+            + np.linalg.norm(x * x, 3) + np.linalg.norm(x, ord=2) * np.linalg.norm(x, 0))
+
+
 def keyword_helper(a, w):
     # the reductions as users write them in loops that fill an output
     out = np.empty(a.shape[0])
@@ -48,6 +55,7 @@ CASES = [
     (rows_and_columns, (M34,), 0, ["np.mean", "np.max", "np.min", "np.var", "np.std",
                                    "np.prod", "np.linalg.norm", "np.amax", "np.amin"]),
     (along_a_vector, (V5,), 0, []),
+    (vector_norms, (V5,), 0, []),
     (along_each_axis_3d, (T234,), 0, []),
     (keyword_helper, (M34, V5[:4] + 2.0), (0, 1), []),
 ]
@@ -60,7 +68,7 @@ def lanes_and_sums(a):
     return np.sum(np.var(a, axis=1) ** 2) + np.sum(np.mean(a, axis=0) ** 3)
 
 
-HVP_CASES = [(lanes_and_sums, (M34,), 0, [])]
+HVP_CASES = [(lanes_and_sums, (M34,), 0, []), (vector_norms, (V5,), 0, [])]
 
 
 def test_every_axis_reduction_has_a_case():
@@ -87,6 +95,14 @@ def test_njit_norm_matches_numpy():
         np.testing.assert_allclose(got, np.linalg.norm(a, axis=axis), rtol=1e-12)
 
 
+def test_values_through_the_helpers_match_numpy():
+    """adjit computes values through its helpers (what value_and_grad returns)."""
+    import adjit
+    for f, args, argnums, _ in CASES:
+        value, _grad = adjit.value_and_grad(f, argnums=argnums)(*args)
+        assert value == pytest.approx(f(*args), rel=1e-12), f.__name__
+
+
 def test_axis_out_of_range_raises_as_numpy():
     with pytest.raises(ValueError, match="out of bounds"):
         numba.njit(lambda a: np.mean(a, axis=2))(M34)
@@ -103,8 +119,11 @@ def test_calls_numba_compiles_are_unchanged():
 
 
 def _takes_one(helper):
-    """Whether a composite helper could replace a one-argument call."""
+    """Whether a composite helper (or the helper a chooser picks for ``f(x)``) could
+    replace a one-argument call."""
     import inspect
+    if not hasattr(helper, "py_func"):  # a chooser
+        return any(helper([t]) is not None for t in (types.float64[:], types.float64[:, :]))
     params = list(inspect.signature(helper.py_func).parameters.values())
     return all(p.default is not p.empty for p in params[1:])
 

@@ -463,6 +463,8 @@ def touches_active(ctx, stmt):
     """Whether a statement reads or defines an active value (or an active container), or
     writes into an argument array (which the reverse pass restores)."""
     act = ctx.act
+    if isinstance(stmt, ir.Assign) and stmt.target.name in act.control_only:
+        return False  # a float that only steers control flow (``control_only.py``)
     if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)) and isinstance(
             ctx.typeof(stmt.target.name), types.Array):
         base = ctx.array_base(stmt.target.name)

@@ -135,3 +135,27 @@ def test_a_refused_call_is_named_at_its_own_line(mode):
     assert "'np.unique'" in str(err.value)
     assert "y = np.unique(x)" in str(err.value)
     assert "z = y * 2.0" not in str(err.value)
+
+
+def _recomputed_method_copy(a, x, out):
+    out[0] = math.tanh(x)
+    arr2 = a.copy()
+    w4 = 0.3 * arr2[0] * x
+    k3 = 0
+    while w4 < 1.5 and k3 < 7:
+        if x > arr2[1]:
+            out[2] = x * arr2[0]
+        x = 0.8 * x + 0.2 * math.tanh(w4)
+        w4 = w4 + 0.3 + 0.2 * math.sin(x * arr2[1])
+        k3 += 1
+    return 0.5 * x + 0.3 * w4 + 0.2 * np.sum(out)
+
+
+def test_hvp_of_an_array_method_the_reverse_pass_recomputes():
+    """Fuzzer seed 80808 #231 and #253: the reverse pass recomputes ``arr2 = a.copy()``
+    (or ``.cumsum()``) in each block that reads it, so the method's getattr is assigned
+    several times; forward mode over that reverse pass refused the call as an unknown
+    'BoundFunction(array.copy ...)'. The same method assigned again is one definition."""
+    a = np.array([-1.391, -0.634, -1.218])
+    out = np.array([-0.992, 1.261, -0.807])
+    check_hvp(_recomputed_method_copy, a, -1.309, out, argnums=(0, 1))

@@ -33,15 +33,30 @@ def global_values(blocks):
 
 
 def single_definition(blocks, name):
-    """The single value assigned to ``name`` in ``blocks``, or None (none, or several)."""
+    """The single value assigned to ``name`` in ``blocks``, or None (none, or several
+    different ones). The same method, global or constant assigned again counts as one:
+    a reverse pass recomputes ``m = getattr(a, 'copy')`` in each block that reads it."""
     found = None
     for block in blocks.values():
         for stmt in block.body:
             if isinstance(stmt, ir.Assign) and stmt.target.name == name:
-                if found is not None:
+                if found is not None and not _same_value(found, stmt.value):
                     return None
-                found = stmt.value
+                found = found if found is not None else stmt.value
     return found
+
+
+def _same_value(a, b):
+    """Whether two assigned values are certainly equal: one global or constant object,
+    or one attribute of one variable."""
+    if isinstance(a, (ir.Global, ir.FreeVar)) and type(a) is type(b):
+        return a.value is b.value
+    if isinstance(a, ir.Const) and isinstance(b, ir.Const):
+        scalar = isinstance(a.value, (bool, int, float, str, type(None)))
+        return a.value is b.value or (scalar and type(a.value) is type(b.value)
+                                      and a.value == b.value)
+    return (isinstance(a, ir.Expr) and isinstance(b, ir.Expr) and a.op == b.op == "getattr"
+            and a.value.name == b.value.name and a.attr == b.attr)
 
 
 def copy_root(definition, name, casts=True):

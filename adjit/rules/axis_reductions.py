@@ -34,40 +34,15 @@ def axis_index(axis, ndim):
     return ax
 
 
-# -- the reductions of one 1-D lane (each has a rule, or is derived) ------------------
-@numba.njit
-def _lane_max(v):
-    return np.max(v)
-
-
-@numba.njit
-def _lane_min(v):
-    return np.min(v)
-
-
-@numba.njit
-def _lane_prod(v):
-    return np.prod(v)
-
-
-@numba.njit
-def _lane_var(v):
-    return np.var(v)
-
-
-@numba.njit
-def _lane_std(v):
-    return np.std(v)
-
-
 @numba.njit
 def _lane_norm(v):
     return np.linalg.norm(v.copy())  # a contiguous copy: Numba's norm of a view
 
 
 def _over_lanes(reduce):
-    """The ``(rank 1, rank 2, rank 3)`` helpers applying the 1-D ``reduce`` to each lane
-    along ``axis``; the branches write into one result allocated first, so no view or
+    """The ``(rank 1, rank 2, rank 3)`` helpers applying the 1-D ``reduce`` (a NumPy
+    reduction with a rule, or an ``@njit`` helper) to each lane along ``axis``; the
+    branches write into one result allocated first, so no view or
     array is chosen by a branch."""
 
     @numba.njit
@@ -123,9 +98,8 @@ def mean_axis_1d(a, axis):
 
 #: NumPy function -> {rank: helper(a, axis)}
 AXIS_HELPERS = {np.mean: {1: mean_axis_1d, 2: mean_axis, 3: mean_axis}}
-for _funcs, _lane in (((np.max, np.amax), _lane_max), ((np.min, np.amin), _lane_min),
-                      ((np.prod,), _lane_prod), ((np.var,), _lane_var),
-                      ((np.std,), _lane_std)):
+for _funcs, _lane in (((np.max, np.amax), np.max), ((np.min, np.amin), np.min),
+                      ((np.prod,), np.prod), ((np.var,), np.var), ((np.std,), np.std)):
     for _func in _funcs:
         AXIS_HELPERS[_func] = dict(zip((1, 2, 3), _over_lanes(_lane)))
 _NORM = dict(zip((1, 2, 3), _over_lanes(_lane_norm)))

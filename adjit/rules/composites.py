@@ -201,14 +201,21 @@ def append_array(arr, values, axis=None):
     return out
 
 
+def _flattened_float64(argtypes):
+    """Whether a call of ``np.append`` / ``np.delete`` has a float64 array first and no
+    ``axis`` after its second argument (NumPy then works on the flattened array)."""
+    from numba.core import types
+    return argtypes[0].dtype == types.float64 and all(
+        isinstance(t, (types.NoneType, types.Omitted)) for t in argtypes[2:])
+
+
 def choose_append(argtypes):
     """The ``np.append`` helper for these argument types: a float64 ``arr``, a number or
     an array of numbers, and no ``axis`` (NumPy then flattens both); None leaves the call
     to its refusal."""
     from numba.core import types
-    arr, values = argtypes[0], argtypes[1]
-    if arr.dtype != types.float64 or any(not isinstance(t, (types.NoneType, types.Omitted))
-                                         for t in argtypes[2:]):
+    values = argtypes[1]
+    if not _flattened_float64(argtypes):
         return None
     numbers = (types.Integer, types.Float)
     if isinstance(values, types.Array) and isinstance(values.dtype, numbers):
@@ -230,9 +237,8 @@ def delete(arr, obj, axis=None):
 def choose_delete(argtypes):
     """The ``np.delete`` helper: a float64 ``arr``, integer positions, no ``axis``."""
     from numba.core import types
-    arr, obj = argtypes[0], argtypes[1]
-    if arr.dtype != types.float64 or any(not isinstance(t, (types.NoneType, types.Omitted))
-                                         for t in argtypes[2:]):
+    obj = argtypes[1]
+    if not _flattened_float64(argtypes):
         return None
     if isinstance(obj, types.Integer) or (isinstance(obj, types.Array) and obj.ndim == 1
                                           and isinstance(obj.dtype, types.Integer)):

@@ -24,12 +24,11 @@ def control_only(fn):
     for block in fn.func_ir.blocks.values():
         for stmt in block.body:
             if isinstance(stmt, ir.Assign):
-                defs.setdefault(stmt.target.name, []).append(stmt.value)
-                reads = [] if isinstance(stmt.value, (ir.Arg, ir.Const, ir.Global,
-                                                      ir.FreeVar)) else stmt.value
-                read_vars = ([reads] if isinstance(reads, ir.Var) else
-                             reads.list_vars() if reads != [] else [])
-                for var in read_vars:
+                value = stmt.value
+                defs.setdefault(stmt.target.name, []).append(value)
+                reads = ([value] if isinstance(value, ir.Var) else
+                         value.list_vars() if isinstance(value, ir.Expr) else [])
+                for var in reads:
                     uses.setdefault(var.name, []).append(stmt)
             elif isinstance(stmt, (ir.Branch, ir.Del)):
                 continue  # a branch condition, or the end of a variable's life
@@ -86,9 +85,6 @@ def _pure_callee(fn, value):
         return isinstance(fn.typeof(receiver.name), types.Array)
     if isinstance(key, np.ufunc):
         return True  # a float result: scalar operands, no ``out`` array
-    module = getattr(key, "__module__", None) or ""
-    if module in ("math", "builtins"):
+    if getattr(key, "__module__", None) in ("math", "builtins"):
         return True
-    if module == "numpy" or module.startswith("numpy."):
-        return numpy_writes(fn, key, value) == []
-    return False
+    return numpy_writes(fn, key, value) == []  # (None: not a NumPy function)

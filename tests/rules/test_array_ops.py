@@ -68,6 +68,11 @@ def flips(a):
     return np.sum(k * a[1]) + np.sum(np.flipud(a) * a ** 2) + np.sum(np.fliplr(a)[0] * np.flip(a)[1])
 def expand_cumsum(a):
     return np.sum(np.expand_dims(a[0], 0) * a) + np.sum(np.cumsum(a) ** 2)
+def squeezes(row, col):
+    # np.squeeze and x.squeeze with a constant axis (rules/squeeze.py): views
+    a = np.squeeze(row, axis=0)
+    return np.sum(a * a) + np.sum(np.sin(np.squeeze(col, 1)) * col.squeeze(axis=-1)) + np.sum(
+        np.squeeze(row[:, None, :], axis=1) ** 3)
 def gathers(x):
     # integer-array reads (a repeated index accumulates) and mask reads -> np.take
     return np.sum(x[np.array([0, 2, 2, 5])] ** 3) + np.sum(np.sin(x[x > 1.0]))
@@ -182,6 +187,7 @@ CASES = [
     (triangles, (SPD3 + N33,), 0, ["np.tril", "np.triu"]),
     (sequences, (V6,), 0, ["np.diff", "np.cumprod", "x.cumprod", "np.sort"]),
     (expand_cumsum, (M23,), 0, ["np.expand_dims"]),
+    (squeezes, (M23[:1], M23[:, 1:2]), (0, 1), ["np.squeeze"]),
     (flips, (M23,), 0, ["np.flip", "np.flipud", "np.fliplr"]),
     (gathers, (V6,), 0, ["np.take"]),
     # composites (rules/composites.py) and whole-array reductions (rules/array_ops.py)

@@ -5,8 +5,10 @@ forward pass built for them (``ReverseProgram.fwd_tape``) returns None instead, 
 pass then drops every statement that only fed the value: in a loop whose reverse pass
 recomputes what it reads, nothing is left but the trip count. Doing it on the IR keeps
 the generated program small and does not depend on LLVM proving the value unused.
-Pure reads (``getitem``) go too, so an exception they would raise in dead code is lost;
-the divisions and powers that may raise ``ZeroDivisionError`` stay.
+Pure reads (``getitem``) and NumPy calls that only compute their result (``np.sin(x)``,
+``np.sum(a)``: ``numpy_effects.pure_numpy_call``) go too, so an exception they would
+raise in dead code is lost; the divisions and powers that may raise
+``ZeroDivisionError`` stay.
 """
 import math
 import operator
@@ -15,6 +17,7 @@ from numba.core import ir
 
 from .builder import fresh_name
 from .nodes import global_values
+from .numpy_effects import pure_numpy_call
 
 # expressions without effects: removing one whose result is unused changes nothing
 _PURE_OPS = frozenset({"binop", "unary", "getitem", "static_getitem", "getattr", "cast",
@@ -71,7 +74,10 @@ def _pure(value, globals_):
         return False  # Numba raises ZeroDivisionError like Python: keep the exception
     if value.op in _PURE_OPS:
         return True
-    if value.op == "call":  # math functions of scalars
-        return getattr(globals_.get(value.func.name), "__module__", None) == "math" \
-            or globals_.get(value.func.name) in vars(math).values()
+    if value.op == "call":  # math functions of scalars, NumPy functions without effects
+        func = globals_.get(value.func.name)
+        if getattr(func, "__module__", None) == "math" or func in vars(math).values():
+            return True
+        return value.vararg is None and pure_numpy_call(func, len(value.args),
+                                                        bool(value.kws))
     return False

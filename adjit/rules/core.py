@@ -195,8 +195,10 @@ def adjoint_product(g, d):
     from a point where a discarded branch is not differentiable (``atan2(0 * u, 0.0)``).
     Both modes emit every ``g * d`` through it; forward mode differentiates it by the
     product rule with the same guard (``classify_call`` kind ``adjoint_product``)."""
-    if g == 0.0:
-        return g
+    # branch-free (LLVM selects): a chain of these in a reverse sweep keeps pipelining
+    product = g * d
     if d == 0.0:
-        return d
-    return g * d
+        product = d
+    if g == 0.0:
+        product = g
+    return product

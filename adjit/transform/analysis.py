@@ -13,7 +13,7 @@ from numba.core import ir, types
 from ..ir.nodes import copy_root, global_value
 from ..compile.caches import owned_cache
 from ..ir.lists import list_copies, list_root, list_writes
-from .numpy_effects import numpy_writes
+from ..ir.numpy_effects import numpy_writes
 
 
 def is_float(typ):

@@ -76,7 +76,7 @@ def _pure_callee(fn, value):
     """Calls of NumPy functions that write nothing, ``math`` and builtin functions, and
     float-returning array methods (``x.max()``)."""
     from .calls import callee_key
-    from .numpy_effects import numpy_writes
+    from ..ir.numpy_effects import numpy_writes
     ftype = fn.typeof(value.func.name)
     if isinstance(ftype, types.Dispatcher):
         return False

@@ -75,3 +75,28 @@ def test_grad_with_tape_only_forward_pass(n):
         expected[i] += -400.0 * a * x[i] - 2.0 * (1.0 - x[i])
         expected[i + 1] += 200.0 * a
     assert np.allclose(g, expected, rtol=1e-13, atol=1e-13)
+
+
+def sum_of_sines(x, out):
+    # the usual vectorised reduction, plus a ufunc writing into out= and a random draw:
+    # those two have effects and stay
+    np.sin(x, out)
+    noise = np.random.random() * 0.0
+    return np.sum(np.sin(2.0 * x)) + noise
+
+
+def test_numpy_calls_that_only_compute_their_result_go():
+    """``grad``'s forward pass needs neither ``np.sin(2x)`` nor its sum: the reverse
+    pass reads ``x`` and the shape it saves is ``x``'s, so both calls go. The ufunc that
+    writes into ``out`` and the random draw stay."""
+    program = derive(sum_of_sines, VEC + VEC, (0,))
+    ctx, rev = program.analyse()
+    from adjit.transform.reverse.forward_pass import build_forward
+    blocks = discard_result(build_forward(ctx, rev))
+    callees = _callees(blocks)
+    assert np.sum not in callees
+    assert callees.count(np.sin) == 1
+    assert np.random.random in callees
+    x = np.linspace(-1.0, 1.0, 5)
+    grad = adjit.grad(sum_of_sines)(x, np.zeros(5))
+    assert np.allclose(grad, 2.0 * np.cos(2.0 * x), rtol=1e-14, atol=1e-14)

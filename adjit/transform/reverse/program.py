@@ -143,7 +143,10 @@ class ReverseProgram:
         self._check(argtypes, len(self.array_args) + 1)
         ctx, rev = self.analysis()
         self._done("rev")
-        return copy.deepcopy(rev.blocks)  # Numba's passes edit the blocks they compile
+        blocks = copy.deepcopy(rev.blocks)  # Numba's passes edit the blocks they compile
+        after_rewrite(blocks, f"reverse pass of {self.py_func.__qualname__}",
+                      ("adjit_tape",) + self.arg_names)
+        return blocks
 
     def show(self):
         """Text of the primal, forward-pass and reverse-pass IR."""

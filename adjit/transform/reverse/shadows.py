@@ -348,8 +348,27 @@ class Shadows(TupleItems):
         name = stmt.target.name
         ndim = self.typeof(name).ndim
         self.synthetic_types[shape_of(name)] = types.UniTuple(types.intp, ndim)
-        shape = ir.Expr.getattr(stmt.target, "shape", stmt.loc)
+        source = self.same_shape_operand(stmt.value, ndim) or stmt.target
+        shape = ir.Expr.getattr(source, "shape", stmt.loc)
         self.saved_shapes[id(stmt)] = [(shape_of(name), shape)]
+
+    def same_shape_operand(self, value, ndim):
+        """An argument of the function whose shape an elementwise result has, through a
+        chain of elementwise operations of one array operand each (``np.sin(x)``,
+        ``2.0 * np.exp(x)``): saving its shape lets a gradient's forward pass drop the
+        result when nothing else reads it (``dead_code``). None otherwise."""
+        for _ in range(64):
+            parts = elementwise_parts(self.fn, value) if isinstance(value, ir.Expr) else None
+            if parts is None:
+                return None
+            arrays = [a for a in parts[1] if isinstance(self.typeof(a.name), types.Array)]
+            if len(arrays) != 1 or self.typeof(arrays[0].name).ndim != ndim:
+                return None
+            operand = arrays[0]
+            value = self.definition(operand.name)
+            if isinstance(value, ir.Arg):
+                return operand
+        return None
 
     def array_phis(self):
         """Active float-array phis (``y = y + h * f(y)`` in a loop) that get a shadow of

@@ -30,3 +30,24 @@ def numpy_writes(fn, key, expr):
     if "out" in params and params.index("out") < len(expr.args):
         out.append(expr.args[params.index("out")])
     return [a for a in out if isinstance(fn.typeof(a), types.Array)]
+
+
+def pure_numpy_call(func, nargs, has_keywords):
+    """Whether calling NumPy's ``func`` with ``nargs`` positional arguments only computes
+    its result: a ufunc without an ``out`` argument, or a module function that is not a
+    writer, not random (its generator state changes) and is not passed ``out``. Dead-code
+    removal may drop such a call when nothing reads its result."""
+    if has_keywords:
+        return False
+    if isinstance(func, np.ufunc):
+        return nargs == func.nin
+    module = getattr(func, "__module__", None) or ""
+    if not module.startswith("numpy") or module.startswith("numpy.random"):
+        return False
+    try:
+        if func in _NUMPY_WRITERS:
+            return False
+        params = list(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        return False
+    return "out" not in params or params.index("out") >= nargs

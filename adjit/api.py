@@ -541,9 +541,10 @@ _hessian_columns = _hessian_kernel()
 def show(func, *args, argnums=None, file=None):
     """Print the primal typed IR, the forward-pass IR and the reverse-pass IR of ``func``
     for the types of ``args``, each statement tagged with its source line. Given a
-    transform (``show(grad(f, 1), x, y)``, ``show(jvp(f), x, dx)``) it shows the program
-    that transform runs: ``f``'s reverse program for its argnums, or its JVP program (for
-    ``jvp`` pass the arguments without their tangents)."""
+    transform (``show(grad(f, 1), x, y)``, ``show(jvp(f), x)``, ``show(hvp(f), x, v)``)
+    it shows the program that transform runs: ``f``'s reverse program for its argnums
+    (which ``hvp`` differentiates in forward mode), or its JVP program (for ``jvp`` pass
+    the arguments without their tangents; ``hvp`` takes them either way)."""
     import numba
     from .transform.forward import derive_jvp
     spec = getattr(func, "adjit_spec", None)
@@ -553,6 +554,9 @@ def show(func, *args, argnums=None, file=None):
             argnums = spec_argnums
     else:
         kind = None
+    if kind == "hvp":  # hvp(f)(*args, *tangents): f's program, for the arguments
+        ntangents = len(spec_argnums) if isinstance(spec_argnums, tuple) else 1
+        args = args[:max(0, len(args) - ntangents)]
     argtypes = tuple(types.unliteral(numba.typeof(a)) for a in args)
     if argnums is None:
         active = tuple(i for i, t in enumerate(argtypes) if is_differentiable(t))

@@ -55,6 +55,19 @@ def first_reason(error):
     return (lines[0] if lines else "a typing error")[:300]
 
 
+def numba_location(error):
+    """``file:line (source)`` of the first place a Numba error points at, or ''. Numba
+    quotes the function's first line, then the failing one above a ``^`` marker."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))
+    match = re.search(r'File "([^"]+)", line (\d+):\n((?:.*\n)*?)\s*\^', text)
+    if match is None:
+        return ""
+    path, line, quoted = match.groups()
+    lines = [ln.strip() for ln in quoted.splitlines()
+             if ln.strip() and not ln.strip().startswith("<source")]
+    return f"{path}:{line}" + (f" ({lines[-1]})" if lines else "")
+
+
 def _source_line(loc):
     """The stripped source text of a numba ``ir.Loc``, or '' when unavailable."""
     try:

@@ -272,6 +272,19 @@ def test_objmode_is_refused_by_its_source_line():
         assert "uses_objmode" in str(info.value)
 
 
+def squeeze_without_axis(x):
+    return np.sum(np.squeeze(x))  # Numba cannot type it: the rank depends on the shape
+
+
+def test_what_numba_cannot_compile_is_named_with_its_line():
+    for transform in (lambda: adjit.grad(squeeze_without_axis)(np.ones((1, 3))),
+                      lambda: adjit.jvp(squeeze_without_axis)(np.ones((1, 3)), np.ones((1, 3)))):
+        with pytest.raises(adjit.ArgumentError, match="nothing to differentiate") as info:
+            transform()
+        assert "squeeze" in str(info.value)
+        assert "test_edges.py:" in str(info.value) and "np.sum(np.squeeze(x))" in str(info.value)
+
+
 # -- 12. values that never reach the output ------------------------------------------------
 def _softplus_guarded(x):
     e = math.exp(x)

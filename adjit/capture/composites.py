@@ -10,7 +10,6 @@ need a derivative.
 """
 import inspect
 
-import numpy as np
 from numba.core.dispatcher import Dispatcher
 from numba.core import ir, types
 from numba.core.registry import cpu_target
@@ -18,7 +17,7 @@ from numba.core.registry import cpu_target
 from ..ir.builder import fresh_name
 from .call_binding import const_type
 from ..ir.nodes import global_values
-from ..rules.composites import (CONCATENATE_COLUMNS, HELPERS, STACKING, TUPLE_PARTS,
+from ..rules.composites import (HELPERS, STACKING, STACKING_AXES, TUPLE_PARTS,
                                 UNREAD_PARTS)
 
 
@@ -128,13 +127,16 @@ class CompositesToHelpers:
         ranks = {fn.typeof(v.name).ndim if isinstance(fn.typeof(v.name), types.Array)
                  and isinstance(fn.typeof(v.name).dtype, types.Float) else None
                  for v in items.items}
+        if len(ranks) != 1 or None in ranks:
+            return
         plans = STACKING[func]
         if axis is not None:
-            if func is not np.concatenate:
-                return
-            plans = {0: STACKING[func], 1: CONCATENATE_COLUMNS}.get(
-                _constant(fn, defs, axis), {})
-        if len(ranks) != 1 or next(iter(ranks)) not in plans:
+            added, by_axis = STACKING_AXES.get(func, (0, {}))
+            k = _constant(fn, defs, axis)
+            rank = next(iter(ranks)) + added
+            plans = by_axis.get(k % rank if isinstance(k, int) and -rank <= k < rank
+                                else None, {})
+        if next(iter(ranks)) not in plans:
             return
         each, join = plans[next(iter(ranks))]
         steps = [(each, [v]) for v in items.items] if each is not None else []

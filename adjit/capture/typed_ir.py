@@ -16,7 +16,7 @@ from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.registry import cpu_target
 from numba.core.typed_passes import NopythonTypeInference
 
-from ..errors import ArgumentError, UnsupportedError, first_reason
+from ..errors import ArgumentError, UnsupportedError, first_reason, numba_location
 from ..compile.caches import owned_cache
 from ..compile.timing import phase
 
@@ -142,10 +142,14 @@ def capture(func, argtypes):
             # the user's function does not type for these arguments: Numba would refuse
             # the primal too, so say so in the user's terms instead of from inside adjit
             shown = ", ".join(str(t) for t in argtypes)
+            where = numba_location(e)
             raise ArgumentError(
                 f"adjit: Numba cannot compile '{py_func.__name__}' for arguments of types "
-                f"({shown}); check the arguments (and the tangents or cotangents) passed "
-                f"to the transform. Numba says: {first_reason(e)}") from None
+                f"({shown}), so there is nothing to differentiate. Numba says: "
+                f"{first_reason(e).rstrip(':')}" + (f", at {where}" if where else "") + ". Calling "
+                f"'{py_func.__name__}' itself with these arguments shows Numba's whole "
+                "message: either an argument has a type the function does not accept, or "
+                "the function uses something Numba does not support") from None
     typed = TypedFunction(py_func, argtypes, func_ir, typemap, calltypes, rtype,
                           dispatcher=func if func is not py_func else None)
     with _lock:

@@ -6,7 +6,8 @@ arguments), one-row/one-column views of a vector, ``logabsdet`` and the two part
 ``eigh``.
 
 - ``np.concatenate((a, b, ...)[, axis])``, ``np.hstack``, ``np.vstack``, ``np.stack``
-  (``axis=0``) and ``np.column_stack`` of float arrays: a chain of pairwise joins.
+  (of vectors, ``axis`` 0 or 1) and ``np.column_stack`` of float arrays: a chain of
+  pairwise joins.
 - ``np.linalg.slogdet(a)``: ``(slogdet_sign(a), logabsdet(a))``, where ``logabsdet`` has the
   standard rule ``d log|det A| = tr(A^-1 dA)`` and the sign has no derivative.
 - ``np.linalg.eigh(a)``: ``(eigenvalues(a), eigenvectors(a))`` (rules in ``linalg.py``), and
@@ -263,8 +264,12 @@ STACKING = {
     np.stack: {1: (as_row, join_rows)},
     np.column_stack: {1: (as_column, join_columns), 2: (None, join_columns)},
 }
-#: ``np.concatenate(items, axis=1)``
-CONCATENATE_COLUMNS = {2: (None, join_columns)}
+#: the plans for a constant ``axis``: ``{function: (ranks the result adds, {axis: plans})}``
+#: (``np.concatenate(items, axis=1)`` of matrices, ``np.stack((x, y), axis=1)`` of vectors)
+STACKING_AXES = {
+    np.concatenate: (0, {0: STACKING[np.concatenate], 1: {2: (None, join_columns)}}),
+    np.stack: (1, {0: STACKING[np.stack], 1: {1: (as_column, join_columns)}}),
+}
 #: functions returning a tuple, replaced by the tuple of one primitive per item, each
 #: called with the same arguments
 TUPLE_PARTS = {np.linalg.slogdet: (slogdet_sign, logabsdet),

@@ -88,6 +88,10 @@ def eigen(a):
     w, v = np.linalg.eigh(a)
     return (np.sum(w ** 3) + np.sum(np.sin(v) * v * np.arange(3.0))
             + np.sum(np.linalg.eigvalsh(a * a) ** 2))
+def stack_columns(x):
+    # np.stack of vectors along axis 1 (or -1): the columns of a matrix
+    return np.sum(np.stack((x, x * x), axis=1) @ np.array([1.0, 2.0])) + np.sum(
+        np.stack((x, np.sin(x)), -1)[:, 1] ** 2) + np.sum(np.stack((x, x), axis=0)[1] ** 3)
 def concatenate_1d(x): return np.sum(np.concatenate((x, x * x)) ** 3)
 def slogdet_trace(a):
     sign, logdet = np.linalg.slogdet(a)
@@ -194,6 +198,7 @@ CASES = [
     (stacking, (V6,), 0, ["join_rows", "as_row", "as_column"]),
     (concatenate_columns, (M23,), 0, ["join_columns"]),
     (concatenate_1d, (V6,), 0, []),
+    (stack_columns, (V6,), 0, []),
     (appended, (V3, 0.4), (0, 1), []),
     (deleted, (V3, 0.4), (0, 1), []),
     (slogdet_trace, (SPD3 + N33,), 0, []),
@@ -243,8 +248,8 @@ def test_jvp(f, args, argnums, _):
 # test_hvp_of_lstsq_through_the_solution covers the solution under hvp.
 HVP_CASES = [c for c in CASES if c[0] not in (cross_rows, solve, solve_matrix, copy_func,
                                               flatten, ravel_func, ravel_method, stacking,
-                                              concatenate_columns, var_std, least_squares,
-                                              least_squares_columns)]
+                                              concatenate_columns, stack_columns, var_std,
+                                              least_squares, least_squares_columns)]
 
 
 @pytest.mark.parametrize("f,args,argnums,_", HVP_CASES, ids=[c[0].__name__ for c in HVP_CASES])

@@ -310,7 +310,14 @@ class Shadows(TupleItems):
 
     def refuse_unsupported_call(self, value, loc):
         """An array made by a call no rule covers: refuse the call itself, by name and
-        with its reason (as its own handler would, which runs later going backwards)."""
+        with its reason (as its own handler would, which runs later going backwards).
+        An item unpacked from a call's tuple (``U, s, Vt = np.linalg.svd(A)``) is made by
+        that call."""
+        for _ in range(4):
+            if not (isinstance(value, ir.Expr) and value.op in (
+                    "static_getitem", "exhaust_iter", "pair_first")):
+                break
+            value = self.definition(value.value.name)
         if not (isinstance(value, ir.Expr) and value.op == "call"):
             return
         cls = classify_call(self.fn, value)

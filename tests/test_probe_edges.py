@@ -137,6 +137,25 @@ def test_a_refused_call_is_named_at_its_own_line(mode):
     assert "z = y * 2.0" not in str(err.value)
 
 
+@numba.njit
+def _singular_values(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    return np.sum(s ** 2)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_an_item_unpacked_from_a_refused_call_names_the_call(mode):
+    """``u, s, vt = np.linalg.svd(a)``: reverse mode named ``'s'``; both modes name the
+    call."""
+    a = np.arange(6.0).reshape(3, 2) + 1.0
+    run = adjit.grad(_singular_values) if mode == "grad" else (
+        lambda v: adjit.jvp(_singular_values)(v, v))
+    with pytest.raises(adjit.UnsupportedError) as err:
+        run(a)
+    assert "'np.linalg.svd'" in str(err.value)
+    assert "np.linalg.svd(a, full_matrices=False)" in str(err.value)
+
+
 def _recomputed_method_copy(a, x, out):
     out[0] = math.tanh(x)
     arr2 = a.copy()

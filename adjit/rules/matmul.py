@@ -5,12 +5,21 @@ and ``B`` both 1-D or both 2-D.
 ``update_a(g, b, shadow)`` adds ``g @ b.T`` (the outer product ``g b^T`` for a 1-D ``b``)
 into ``A``'s shadow, ``update_b(g, a, shadow)`` adds ``a.T @ g`` (``np.outer(a, g)`` for a
 1-D ``a``) into ``B``'s shadow; ``g``
-is ``C``'s shadow. Both use Numba's BLAS-backed ``@`` (it needs SciPy).
+is ``C``'s shadow. Both use BLAS (through SciPy, which Numba's ``@`` needs too): for
+contiguous operands and a C-contiguous shadow, one ``gemm`` that adds the product into
+the shadow in place (``runtime/blas.py``), else ``@`` and an addition.
 """
 import numba
 import numpy as np
 from numba.core import types
 from numba.extending import overload
+
+from ..runtime.blas import accumulate_product, gemm_ready
+
+
+def _transposed(typ):
+    """The type of ``x.T`` for an array type ``x``."""
+    return typ.copy(layout={"C": "F", "F": "C"}.get(typ.layout, "A"))
 
 
 def matmul_update_a(g, b, shadow):
@@ -28,6 +37,13 @@ def _matmul_update_a_impl(g, b, shadow):
                 for j in range(b.shape[0]):
                     shadow[i, j] += gi * b[j]
         return update1
+
+    if gemm_ready(g, _transposed(b), shadow):
+        return lambda g, b, shadow: accumulate_product(g, b.T, shadow)  # one gemm
+    if b.layout in "CF":  # Numba's @ takes a transposed contiguous operand as it is
+        def update_vm(g, b, shadow):
+            shadow += np.ascontiguousarray(g) @ b.T
+        return update_vm
 
     def update2(g, b, shadow):
         shadow += np.ascontiguousarray(g) @ np.ascontiguousarray(b.T)
@@ -49,6 +65,13 @@ def _matmul_update_b_impl(g, a, shadow):
                 for j in range(g.shape[0]):
                     shadow[i, j] += ai * g[j]
         return update_outer
+
+    if gemm_ready(_transposed(a), g, shadow):
+        return lambda g, a, shadow: accumulate_product(a.T, g, shadow)  # one gemm
+    if a.layout in "CF":
+        def update_mv(g, a, shadow):
+            shadow += a.T @ np.ascontiguousarray(g)
+        return update_mv
 
     def update(g, a, shadow):
         shadow += np.ascontiguousarray(a.T) @ np.ascontiguousarray(g)

@@ -9,6 +9,8 @@ is ``C``'s shadow. Both use BLAS (through SciPy, which Numba's ``@`` needs too):
 contiguous operands and a C-contiguous shadow, one ``gemm`` that adds the product into
 the shadow in place (``runtime/blas.py``), else ``@`` and an addition.
 """
+import operator
+
 import numba
 import numpy as np
 from numba.core import types
@@ -129,3 +131,64 @@ ACCUMULATING_BILINEAR = (update_a, update_b, kron_update_a, kron_update_b)
 #: the NumPy matrix products these helpers differentiate (with ``@``), by the transform's
 #: matmul handlers
 MATRIX_PRODUCTS = (np.dot, np.kron)
+
+
+# -- forward mode: both factors varying -------------------------------------------------
+# ``C%dot = dA @ B + A @ dB`` as two products and an addition makes three arrays; these
+# helpers make one. ``FUSED_TANGENTS`` maps a bilinear primitive to its helper
+# ``tangent(a, da, b, db)``, which forward mode calls when both factors have tangents.
+
+def product_tangent_impl(a, da, b, db):
+    """``da @ b + a @ db``."""
+
+
+@overload(product_tangent_impl)
+def _product_tangent(a, da, b, db):
+    if all(isinstance(t, types.Array) and t.ndim == 2 and t.dtype == types.float64
+           for t in (a, da, b, db)) and gemm_ready(a, db, types.Array(types.float64, 2, "C")):
+        def fused(a, da, b, db):
+            out = da @ b  # a new C-contiguous array
+            accumulate_product(a, db, out)
+            return out
+        return fused
+    return lambda a, da, b, db: da @ b + a @ db
+
+
+product_tangent = numba.njit(lambda a, da, b, db: product_tangent_impl(a, da, b, db))
+
+
+def kron_tangent_impl(a, da, b, db):
+    """``kron(da, b) + kron(a, db)``."""
+
+
+@overload(kron_tangent_impl)
+def _kron_tangent(a, da, b, db):
+    if a.ndim == 1:
+        def kron1(a, da, b, db):
+            p = b.shape[0]
+            out = np.empty(a.shape[0] * p)
+            for i in range(a.shape[0]):
+                ai, dai = a[i], da[i]
+                for k in range(p):
+                    out[i * p + k] = dai * b[k] + ai * db[k]
+            return out
+        return kron1
+
+    def kron2(a, da, b, db):
+        p, q = b.shape
+        out = np.empty((a.shape[0] * p, a.shape[1] * q))
+        for i in range(a.shape[0]):
+            for j in range(a.shape[1]):
+                aij, daij = a[i, j], da[i, j]
+                for k in range(p):
+                    row = i * p + k
+                    for m in range(q):
+                        out[row, j * q + m] = daij * b[k, m] + aij * db[k, m]
+        return out
+    return kron2
+
+
+kron_tangent = numba.njit(lambda a, da, b, db: kron_tangent_impl(a, da, b, db))
+
+FUSED_TANGENTS = {operator.matmul: product_tangent, np.dot: product_tangent,
+                  np.kron: kron_tangent}

@@ -18,6 +18,7 @@ from .partials import emit_partial
 from ..rules import NONDIFF, lookup
 from ..rules.arrays import FILLED
 from ..rules.core import ZERO, FuncPartial, lookup_linear
+from ..rules.matmul import FUSED_TANGENTS
 from ..runtime import tape as tape_rt
 from ..runtime.guard import unwinding_call
 from .analysis import is_float, is_float_array
@@ -468,6 +469,14 @@ def fwd_bilinear(ctx, stmt, e, args):
             return e.binop(expr.fn, x, y, hint="bil")
         return e.call(expr.func, [x, y], hint="bil")
 
+    fused = FUSED_TANGENTS.get(expr.fn if expr.op == "binop" else
+                               callee_object(ctx.fn, expr.func))
+    if fused is not None and ctx.active(args[0]) and ctx.active(args[1]):
+        total = e.call(e.glob(fused, name="bilinear_tangent"),
+                       [a, _tan(ctx, e, old, args[0]), b, _tan(ctx, e, old, args[1])],
+                       hint="tan")  # one array, not two products and their sum
+        e.assign(total, target=_dot(stmt.target.name))
+        return
     terms = []
     if ctx.active(args[0]):
         terms.append(apply(_tan(ctx, e, old, args[0]), b))

@@ -13,13 +13,13 @@ from ..ir.builder import clone_stmt, clone_value
 from .calls import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
                     positional_count, refuse_list_arguments, unsupported_detail)
 from .forward_lists import fwd_build_list, fwd_list_method, fwd_list_new, fwd_list_reduction
+from .forward_tape import fwd_tape_pop, fwd_tape_push
 from .forward_elementwise import elementwise_partial, tangent_like
 from .partials import emit_partial
 from ..rules import NONDIFF, lookup
 from ..rules.arrays import FILLED
 from ..rules.core import ZERO, FuncPartial, lookup_linear
 from ..rules.matmul import FUSED_TANGENTS
-from ..runtime import tape as tape_rt
 from ..runtime.guard import unwinding_call
 from .analysis import is_float, is_float_array
 
@@ -340,46 +340,6 @@ def fwd_call_of(ctx, stmt, e, dispatcher, call_args, argtypes, emit_call):
     e.item(dual, 0, target=stmt.target.name)
     if ctx.active(stmt.target):
         e.item(dual, 1, target=_dot(stmt.target.name))
-
-
-def fwd_tape_push(ctx, stmt, e):
-    """fwd: ``push(rec)`` / ``push((tangents of rec's float items..., *rec))``: one push,
-    tangents below the primal items (a record may end with a block id that the next
-    reverse block pops on its own, so the primal items must stay on top)."""
-    from .forward import differentiable_items
-    tape, rec = stmt.value.args
-    typ = ctx.typeof(rec.name)
-    if isinstance(typ, types.BaseTuple) and differentiable_items(typ):
-        tan = ctx.tangent(e, rec)
-        items = [e.item(tan, k, hint="t") for k in range(len(differentiable_items(typ)))]
-        items += [e.item(rec, k, hint="p") for k in range(len(typ.types))]
-        e.call(tape_rt.tape_push, [tape, e.tuple(items, hint="duals")], hint="pushed")
-    elif is_float(typ):
-        e.call(tape_rt.tape_push, [tape, e.tuple([ctx.tangent(e, rec), rec])], hint="pushed")
-    else:
-        e.stmt(clone_stmt(stmt))
-
-
-def fwd_tape_pop(ctx, stmt, e):
-    """fwd: ``rec = pop()`` / then pop the tangent record that lies below it."""
-    from .forward import differentiable_items
-    typ = ctx.typeof(stmt.target.name)
-    tape = stmt.value.args[0]
-    e.stmt(clone_stmt(stmt))
-    if isinstance(typ, types.BaseTuple) and differentiable_items(typ):
-        e.call(tape_rt.pop_record(tangent_type(typ)), [tape], target=_dot(stmt.target.name))
-    elif is_float(typ):
-        e.call(tape_rt.pop_record(typ), [tape], target=_dot(stmt.target.name))
-
-
-def tangent_type(typ):
-    """The type of a value's tangent: floats and arrays keep theirs, a tuple becomes the
-    tuple of its differentiable items' tangent types (ints drop out, at any depth)."""
-    from .forward import differentiable_items
-    typ = types.unliteral(typ)
-    if isinstance(typ, types.BaseTuple):
-        return types.Tuple([tangent_type(typ.types[k]) for k in differentiable_items(typ)])
-    return typ
 
 
 def fwd_linear(ctx, stmt, e, positions):

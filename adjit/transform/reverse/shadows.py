@@ -31,6 +31,7 @@ from ...ir.lists import ARRAY_MAKERS, list_reduction
 
 from ...rules.arrays import ALLOCATIONS, fresh_shadow
 from ..analysis import call_writes, callee_draws_random, is_float_array, returned_view_of_call
+from .saved_shapes import SavedShapes, shape_of  # noqa: F401 (shape_of: re-exported)
 from .tuple_items import TupleItems
 from ..calls import (array_op_site, call_name, classify_call, elementwise_parts,
                      emit_array_op, has_rule, matmul_parts, unsupported_detail)
@@ -42,10 +43,6 @@ def shadow_arg(name):
 
 def local_shadow(name):
     return f"{name}%shadow"
-
-
-def shape_of(name):
-    return f"{name}%shape"
 
 
 def fresh_flag(name):
@@ -76,7 +73,7 @@ _OPERATOR_SYMBOLS = {operator.add: "+", operator.sub: "-", operator.mul: "*",
                      operator.itruediv: "/="}
 
 
-class Shadows(TupleItems):
+class Shadows(TupleItems, SavedShapes):
     """Mixin of ``ReverseContext``: shadows, views, local arrays and array readability."""
 
     def init_shadows(self):
@@ -249,10 +246,16 @@ class Shadows(TupleItems):
 
     def rematerialisable(self, name):
         """Whether the reverse pass may recompute elementwise result ``name``: it is never
-        written, and the arrays it reads may be read (recursively recomputed)."""
+        written, the arrays it reads may be read (recursively recomputed), and it is not
+        a matrix product or a factorisation or solve, which cost more than their result
+        does to keep: those the forward sweep saves (by reference)."""
         if self.written & {name, None} or self.mutated & {name, None}:
             return False
-        _, operands = self.fresh_op(self.definition(name))
+        value = self.definition(name)
+        site = array_op_site(self.fn, value)
+        if self.matmul(value) is not None or (site is not None and site.op.kind == "nonlinear"):
+            return False
+        _, operands = self.fresh_op(value)
         return all(self.readable(a.name) for a in operands
                    if isinstance(self.typeof(a.name), types.Array))
 
@@ -348,34 +351,6 @@ class Shadows(TupleItems):
             lazy[stmt.target.name] = stmt
             self.record_shape(stmt)
         return upfront, lazy
-
-    def record_shape(self, stmt):
-        """Have the forward pass save ``y%shape`` right after ``y`` is defined: the
-        reverse pass allocates ``y``'s shadow from it."""
-        name = stmt.target.name
-        ndim = self.typeof(name).ndim
-        self.synthetic_types[shape_of(name)] = types.UniTuple(types.intp, ndim)
-        source = self.same_shape_operand(stmt.value, ndim) or stmt.target
-        shape = ir.Expr.getattr(source, "shape", stmt.loc)
-        self.saved_shapes[id(stmt)] = [(shape_of(name), shape)]
-
-    def same_shape_operand(self, value, ndim):
-        """An argument of the function whose shape an elementwise result has, through a
-        chain of elementwise operations of one array operand each (``np.sin(x)``,
-        ``2.0 * np.exp(x)``): saving its shape lets a gradient's forward pass drop the
-        result when nothing else reads it (``dead_code``). None otherwise."""
-        for _ in range(64):
-            parts = elementwise_parts(self.fn, value) if isinstance(value, ir.Expr) else None
-            if parts is None:
-                return None
-            arrays = [a for a in parts[1] if isinstance(self.typeof(a.name), types.Array)]
-            if len(arrays) != 1 or self.typeof(arrays[0].name).ndim != ndim:
-                return None
-            operand = arrays[0]
-            value = self.definition(operand.name)
-            if isinstance(value, ir.Arg):
-                return operand
-        return None
 
     def array_phis(self):
         """Active float-array phis (``y = y + h * f(y)`` in a loop) that get a shadow of

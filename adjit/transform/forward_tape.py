@@ -1,0 +1,73 @@
+"""Forward mode over the tape calls of a reverse program (forward-over-reverse): a
+record's tangents travel on the tape with it, below its primal items.
+"""
+import numpy as np
+from numba.core import types
+
+from ..ir.builder import clone_stmt
+from ..runtime import tape as tape_rt
+from .analysis import is_float
+
+
+def _dot(name):
+    return f"{name}%dot"
+
+
+def fwd_tape_push(ctx, stmt, e):
+    """fwd: ``push(rec)`` / ``push((tangents of rec's float items..., *rec))``: one push,
+    tangents below the primal items (a record may end with a block id that the next
+    reverse block pops on its own, so the primal items must stay on top)."""
+    from .forward import differentiable_items
+    tape, rec = stmt.value.args
+    typ = ctx.typeof(rec.name)
+    if isinstance(typ, types.BaseTuple) and differentiable_items(typ):
+        tan = ctx.tangent(e, rec)
+        items = [_in_layout_of(e, e.item(tan, k, hint="t"), typ.types[index])
+                 for k, index in enumerate(differentiable_items(typ))]
+        items += [e.item(rec, k, hint="p") for k in range(len(typ.types))]
+        e.call(tape_rt.tape_push, [tape, e.tuple(items, hint="duals")], hint="pushed")
+    elif is_float(typ):
+        e.call(tape_rt.tape_push, [tape, e.tuple([ctx.tangent(e, rec), rec])], hint="pushed")
+    else:
+        e.stmt(clone_stmt(stmt))
+
+
+def _in_layout_of(e, tangent, primal_type):
+    """``tangent`` in the layout of its C- or F-ordered primal, as the pop reads it
+    (``tangent_type``): ``np.linalg.inv`` returns an F-ordered array whose tangent
+    ``-(A^-1 dA A^-1)`` is C-ordered, and reading one as the other transposes it. A
+    tangent already in that layout is passed on as it is, not copied."""
+    layout = getattr(types.unliteral(primal_type), "layout", None)
+    if layout == "C":
+        return e.call(np.ascontiguousarray, [tangent], hint="t")
+    if layout == "F":
+        return e.call(np.asfortranarray, [tangent], hint="t")
+    return tangent
+
+
+def fwd_tape_pop(ctx, stmt, e):
+    """fwd: ``rec = pop()`` / then pop the tangent record that lies below it."""
+    from .forward import differentiable_items
+    typ = ctx.typeof(stmt.target.name)
+    tape = stmt.value.args[0]
+    e.stmt(clone_stmt(stmt))
+    if isinstance(typ, types.BaseTuple) and differentiable_items(typ):
+        e.call(tape_rt.pop_record(tangent_type(typ)), [tape], target=_dot(stmt.target.name))
+    elif is_float(typ):
+        e.call(tape_rt.pop_record(typ), [tape], target=_dot(stmt.target.name))
+
+
+def tangent_type(typ, depth=0):
+    """The type a popped tangent is read as: floats keep theirs, a tuple becomes the
+    tuple of its differentiable items' tangent types (ints drop out, at any depth). An
+    array item of a record keeps its primal's type (the push converts the tangent to that
+    layout: ``_in_layout_of``); an array inside a nested tuple, which the push does not
+    convert, is read by its strides (layout 'A')."""
+    from .forward import differentiable_items
+    typ = types.unliteral(typ)
+    if isinstance(typ, types.BaseTuple):
+        return types.Tuple([tangent_type(typ.types[k], depth + 1)
+                            for k in differentiable_items(typ)])
+    if isinstance(typ, types.Array) and depth > 1:
+        return typ.copy(layout="A", readonly=False)
+    return typ

@@ -13,22 +13,34 @@ _NUMPY_WRITERS = (np.fill_diagonal, np.copyto, np.put, np.place, np.putmask,
                   np.random.shuffle, np.nan_to_num)  # (nan_to_num: with copy=False)
 
 
+def _out_position(func):
+    """``(writes argument 0, position of its ``out`` parameter or None)`` of a NumPy
+    module function, or None when ``func`` is not one whose parameters can be read."""
+    module = getattr(func, "__module__", None) or ""
+    if not module.startswith("numpy") or isinstance(func, np.ufunc):
+        return None
+    try:
+        if func in _NUMPY_WRITERS:
+            return True, None
+        params = list(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        return None
+    return False, params.index("out") if "out" in params else None
+
+
 def numpy_writes(fn, key, expr):
     """The array arguments a NumPy module function may write: its ``out`` argument
     (positional or keyword), argument 0 of a known writer, else none; None when ``key``
     is not a NumPy function whose parameters can be read."""
-    module = getattr(key, "__module__", None) or ""
-    if not module.startswith("numpy") or isinstance(key, np.ufunc):
+    found = _out_position(key)
+    if found is None:
         return None
-    try:
-        if key in _NUMPY_WRITERS:
-            return [a for a in expr.args[:1] if isinstance(fn.typeof(a), types.Array)]
-        params = list(inspect.signature(key).parameters)
-    except (TypeError, ValueError):
-        return None
+    writer, out_at = found
+    if writer:
+        return [a for a in expr.args[:1] if isinstance(fn.typeof(a), types.Array)]
     out = [var for name, var in expr.kws if name == "out"]
-    if "out" in params and params.index("out") < len(expr.args):
-        out.append(expr.args[params.index("out")])
+    if out_at is not None and out_at < len(expr.args):
+        out.append(expr.args[out_at])
     return [a for a in out if isinstance(fn.typeof(a), types.Array)]
 
 
@@ -41,13 +53,7 @@ def pure_numpy_call(func, nargs, has_keywords):
         return False
     if isinstance(func, np.ufunc):
         return nargs == func.nin
-    module = getattr(func, "__module__", None) or ""
-    if not module.startswith("numpy") or module.startswith("numpy.random"):
+    if (getattr(func, "__module__", None) or "").startswith("numpy.random"):
         return False
-    try:
-        if func in _NUMPY_WRITERS:
-            return False
-        params = list(inspect.signature(func).parameters)
-    except (TypeError, ValueError):
-        return False
-    return "out" not in params or params.index("out") >= nargs
+    found = _out_position(func)
+    return found is not None and not found[0] and (found[1] is None or found[1] >= nargs)

@@ -42,21 +42,23 @@ _VIEWS = {(nd, ax): numba.njit(drop) for nd in (2, 3)
 
 
 def _view_of(a, axis):
-    """The view helper for array type ``a`` and a literal ``axis``, or None."""
+    """``(view helper, axis in range(ndim))`` for array type ``a`` and a literal
+    ``axis``, or None."""
     if not (isinstance(a, types.Array) and a.ndim in (2, 3)
             and isinstance(axis, types.IntegerLiteral)):
         return None
     ax = axis.literal_value + a.ndim if axis.literal_value < 0 else axis.literal_value
-    return _VIEWS.get((a.ndim, ax))
+    view = _VIEWS.get((a.ndim, ax))
+    return None if view is None else (view, ax)
 
 
 @overload(np.squeeze)
 def squeeze_axis(a, axis=None):
     """``np.squeeze(a, axis=k)`` for a constant ``k``: Numba retries with the literal."""
-    view = _view_of(a, axis)
-    if view is None:
+    found = _view_of(a, axis)
+    if found is None:
         return None
-    k = axis.literal_value % a.ndim
+    view, k = found
 
     def impl(a, axis=None):
         _check_unit(a.shape[k])

@@ -28,7 +28,7 @@ def gemm_ready(*arrays):
             and all(a.layout in "CF" for a in inputs) and out.layout == "C")
 
 
-def _operand(builder, typ, array, intp):
+def _operand(builder, typ, array):
     """(transpose flag, leading dimension, data pointer) of a C-ordered result's operand
     in BLAS's column-major terms: a C array is its own transpose there."""
     rows, cols = cgutils.unpack_tuple(builder, array.shape, 2)
@@ -53,8 +53,8 @@ def gemm_accumulate(typingctx, x, y, out):
                       for t, v in zip(sig.args, args))
         m, k = cgutils.unpack_tuple(builder, xa.shape, 2)
         n = cgutils.unpack_tuple(builder, ya.shape, 2)[1]
-        trans_y, ld_y, data_y = _operand(builder, sig.args[1], ya, intp)
-        trans_x, ld_x, data_x = _operand(builder, sig.args[0], xa, intp)
+        trans_y, ld_y, data_y = _operand(builder, sig.args[1], ya)
+        trans_x, ld_x, data_x = _operand(builder, sig.args[0], xa)
         one = cgutils.alloca_once_value(builder, context.get_constant(types.float64, 1.0))
         fnty = ir.FunctionType(ir.IntType(32), [
             _CHAR, _CHAR, _CHAR, intp, intp, intp, _VOIDPTR, _VOIDPTR, intp,

@@ -7,10 +7,7 @@ from numba.core import types
 from ..ir.builder import clone_stmt
 from ..runtime import tape as tape_rt
 from .analysis import is_float
-
-
-def _dot(name):
-    return f"{name}%dot"
+from .forward_lists import _dot
 
 
 def fwd_tape_push(ctx, stmt, e):

@@ -176,50 +176,11 @@ def _weakly_in(key):
         return False
 
 
-class RuleTable:
-    """A table of rules keyed by callee, the one kind every rule file keeps.
-
-    Lookups are remembered (``note_consulted``), so registering a rule for a key some
-    derivation already asked about invalidates what was built from the old answer.
-    Unhashable keys (a callee Numba could not name) have no rules."""
-
-    def __init__(self):
-        self._rules = {}
-
-    def register(self, keys, rule):
-        """Set ``rule`` for every key in ``keys``."""
-        invalidate_if_consulted(keys)
-        if any(_is_user_key(key) for key in keys):
-            _user_registrations.append((tuple(keys), rule))
-        for key in keys:
-            self._rules[key] = rule
-
-    def get(self, key):
-        """The rule of ``key``, or None."""
-        note_consulted(key)
-        try:
-            return self._rules.get(key)
-        except TypeError:
-            return None
-
-    def pop(self, key, default=None):
-        """Remove the rule of ``key`` (another table now answers for it)."""
-        return self._rules.pop(key, default)
-
-    def __contains__(self, key):
-        try:
-            return key in self._rules
-        except TypeError:
-            return False
-
-    def __getitem__(self, key):
-        return self._rules[key]
-
-    def __iter__(self):
-        return iter(self._rules)
-
-    def values(self):
-        return self._rules.values()
+def record_user_registration(keys, rule):
+    """Remember a rule registered for a user function (``adjit.extend``): it is part of
+    the fingerprint of cached derivatives (``user_registrations``)."""
+    if any(_is_user_key(key) for key in keys):
+        _user_registrations.append((tuple(keys), rule))
 
 
 def invalidate_all():

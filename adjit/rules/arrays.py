@@ -21,20 +21,51 @@ import numba
 import numpy as np
 from numba.core import types
 
-from ..compile.caches import RuleTable
-
-_ARRAY_RULES = RuleTable()
-
-#: Array constructors: their result gets a shadow, and no derivative flows to their inputs
-#: (a fill value of ``np.full`` that is differentiated is refused by the transform).
-ALLOCATIONS = frozenset({np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like,
-                         np.ones_like, np.full, np.full_like})
-#: allocations whose second argument is the fill value, which may be differentiated
-FILLED = (np.full, np.full_like)
+from .primitive import ALLOCATES, PRIMITIVES, Primitive
 
 
-class ArrayRule:
-    """Shadow updates of a primitive from float arrays to a float scalar."""
+class Allocation(Primitive):
+    """An array constructor: its result gets a fresh shadow (reverse) or tangent
+    (forward), and no derivative flows to its inputs, except a differentiated fill value
+    (``filled``: argument 1 of ``np.full``), whose derivative both modes carry."""
+
+    family = "allocation"
+    kind = "allocation"
+
+    def __init__(self, name, filled=False):
+        self.name, self.filled = name, filled
+
+    def effects(self):
+        return ALLOCATES
+
+
+def defallocation(prims, filled=False):
+    """Register array constructors (``filled``: argument 1 is the fill value)."""
+    for prim in prims:
+        PRIMITIVES.register([prim], Allocation(f"np.{prim.__name__}", filled))
+
+
+defallocation((np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like, np.ones_like))
+defallocation((np.full, np.full_like), filled=True)
+
+
+def lookup_allocation(prim):
+    """The ``Allocation`` of ``prim``, or None."""
+    return PRIMITIVES.get(prim, "allocation")
+
+
+def is_filled_allocation(prim):
+    """Whether ``prim`` allocates an array filled with its argument 1 (``np.full``)."""
+    alloc = lookup_allocation(prim)
+    return alloc is not None and alloc.filled
+
+
+class ArrayRule(Primitive):
+    """A reduction from float arrays to a float scalar: reverse mode calls one shadow
+    update per array argument, forward mode one tangent per argument."""
+
+    family = "reduction"
+    kind = "reduction"
 
     def __init__(self, name, updates, tangents, ndims, reads_ans, reads_args=None):
         self.name = name
@@ -47,6 +78,19 @@ class ArrayRule:
         self.ndims = ndims          # array ranks the updates handle
         self.reads_ans = reads_ans  # whether ``ans`` must be kept for the reverse pass
 
+    def matches(self, argtypes, result_type):
+        """At least one array argument, each of a rank its updates handle."""
+        ranks = [t.ndim for t in argtypes if isinstance(t, types.Array)]
+        return bool(ranks) and all(r in self.ndims for r in ranks)
+
+    @property
+    def reverse(self):
+        return self.updates
+
+    @property
+    def forward(self):
+        return self.tangents
+
 
 def _reads(func, name):
     return any(ins.argval == name for ins in dis.get_instructions(func)
@@ -54,12 +98,12 @@ def _reads(func, name):
 
 
 def _register(prims, rule):
-    _ARRAY_RULES.register(prims, rule)
+    PRIMITIVES.register(prims, rule)
 
 
 def lookup_array(prim):
     """The ``ArrayRule`` of ``prim`` (a function or a method's typing key), or None."""
-    return _ARRAY_RULES.get(prim)
+    return PRIMITIVES.get(prim, "reduction")
 
 
 def _elementwise_update(partial, arity):

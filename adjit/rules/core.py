@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numba
 
-from ..compile.caches import RuleTable
 from ..errors import ArgumentError
+from .primitive import PRIMITIVES, Primitive
 
 
 class _Const:
@@ -84,12 +84,34 @@ class FuncPartial:
         return f"FuncPartial({self.func.__name__})"
 
 
+def _is_array(typ):
+    from numba.core import types
+    return isinstance(types.unliteral(typ), types.Array)
+
+
 @dataclass
-class Rule:
-    """Partial derivatives of a scalar primitive, one per positional argument."""
+class Rule(Primitive):
+    """A scalar primitive: its partial derivatives, one per positional argument. Both
+    modes read the same partials (reverse ``a_k_bar += g * d_k``, forward
+    ``dy = sum_k d_k * da_k``); ``NONDIFF`` is the rule of no derivative."""
 
     name: str
     partials: tuple
+    family = "scalar"
+
+    @property
+    def kind(self):
+        return "nondiff" if self is NONDIFF else "scalar"
+
+    def matches(self, argtypes, result_type):
+        """Scalar arguments only (a declared non-differentiable function: any)."""
+        return self is NONDIFF or not any(_is_array(t) for t in argtypes)
+
+    @property
+    def reverse(self):
+        return self.partials
+
+    forward = reverse
 
     def partial(self, index):
         return self.partials[index] if index < len(self.partials) else ZERO
@@ -104,9 +126,6 @@ class Rule:
                 f"passes {nargs} arguments; register one partial per argument with "
                 "adjit.extend.defderiv")
 
-
-_RULES = RuleTable()
-_NONDIFF = RuleTable()  # (value True: declared non-differentiable)
 
 
 def _as_partial(p):
@@ -125,8 +144,7 @@ def defderiv(prim, *partials, name=None):
     with more arguments than partials is refused, never given silent zeros."""
     name = name or getattr(prim, "__name__", str(prim))
     _check_arity(prim, name, len(partials))
-    _NONDIFF.pop(prim)
-    _RULES.register([prim], Rule(name, tuple(_as_partial(p) for p in partials)))
+    PRIMITIVES.register([prim], Rule(name, tuple(_as_partial(p) for p in partials)))
 
 
 def _check_arity(prim, name, count):
@@ -156,31 +174,43 @@ def defderivs(prims, *partials):
 
 def nondiff(*prims):
     """Declare primitives with no derivative: their outputs carry no adjoint."""
-    for prim in prims:
-        _RULES.pop(prim)
-    _NONDIFF.register(prims, True)
+    PRIMITIVES.register(prims, NONDIFF)
 
 
-_LINEAR = RuleTable()
+@dataclass
+class LinearRule(Primitive):
+    """A helper linear, jointly, in the arguments at ``positions``: both modes apply
+    the same call to the tangents (forward) or treat it as an accumulation (reverse)."""
+
+    name: str
+    positions: tuple
+    family = "linear"
+    kind = "linear"
+
+    @property
+    def forward(self):
+        return self.positions
+
+    reverse = forward
 
 
 def deflinear(prim, *positions):
     """Declare ``prim`` linear, jointly, in the arguments at ``positions`` (and independent
     of the others, which must be integers): its tangent is the same call on the tangents
     of those arguments. Also right for helpers that add into an array argument."""
-    _LINEAR.register([prim], tuple(positions))
+    name = getattr(prim, "__name__", str(prim))
+    PRIMITIVES.register([prim], LinearRule(name, tuple(positions)))
 
 
 def lookup_linear(prim):
     """The linear argument positions of ``prim``, or None."""
-    return _LINEAR.get(prim)
+    rule = PRIMITIVES.get(prim, "linear")
+    return rule.positions if rule is not None else None
 
 
 def lookup(prim):
     """The rule of ``prim``, ``NONDIFF`` if declared non-differentiable, else ``None``."""
-    if _NONDIFF.get(prim):
-        return NONDIFF
-    return _RULES.get(prim)
+    return PRIMITIVES.get(prim, "scalar")
 
 
 NONDIFF = Rule("nondiff", ())

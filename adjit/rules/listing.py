@@ -5,10 +5,9 @@
 ``python -m adjit.rules.listing``.
 """
 from . import composites
-from .arrays import _ARRAY_RULES, ALLOCATIONS
-from .core import _LINEAR, _NONDIFF, _RULES
 from .matmul import MATRIX_PRODUCTS
-from .registry import _ARRAY_OPS, _KERNELS, _name
+from .primitive import PRIMITIVES
+from .registry import _name
 
 
 def _numpy_name(key):
@@ -30,10 +29,7 @@ def _numpy_name(key):
 def numpy_functions():
     """Sorted names of the NumPy functions and array methods that have a rule of any
     shape (differentiable or declared non-differentiable)."""
-    keys = []
-    for table in (_RULES, _NONDIFF, _LINEAR, _ARRAY_RULES, _ARRAY_OPS, _KERNELS):
-        keys.extend(table)
-    keys.extend(ALLOCATIONS)
+    keys = PRIMITIVES.keys()
     keys.extend(MATRIX_PRODUCTS)
     keys.extend(composites.STACKING)
     keys.extend(composites.TUPLE_PARTS)

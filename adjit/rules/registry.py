@@ -29,17 +29,17 @@ from dataclasses import dataclass, field
 import numba
 from numba.core import types
 
-from ..compile.caches import RuleTable
-
-_ARRAY_OPS = RuleTable()
+from .primitive import PRIMITIVES, PURE, Effects, Primitive
 
 
-@dataclass
-class ArrayOp:
-    """One array-valued primitive: its rule shape and the numba helpers of its rule."""
+@dataclass(eq=False)
+class ArrayOp(Primitive):
+    """One array-valued primitive: its rule ``shape`` (view, linear, bilinear,
+    nonlinear) and the numba helpers of its rule. Both modes reach it as the call kind
+    ``array_op``; the shape says how each emits it."""
 
     name: str
-    kind: str                     # "view" | "linear" | "bilinear" | "nonlinear"
+    shape: str                    # "view" | "linear" | "bilinear" | "nonlinear"
     transposes: tuple = ()        # reverse helpers, one per differentiable argument
     ndims: tuple = (1, 2)         # ranks of the differentiable array arguments it handles
     nargs: tuple = (1,)           # numbers of arguments (receiver included) it handles
@@ -48,13 +48,29 @@ class ArrayOp:
     keys: list = field(default_factory=list)
     tangents: tuple = ()          # forward helpers of a nonlinear op, one per diff argument
     differentiable: tuple = None  # positions of the diff arguments of a nonlinear op
+    family = "array_op"
+    kind = "array_op"
+
+    @property
+    def reverse(self):
+        """Transposes (linear, bilinear) or vjps (nonlinear); a view needs none."""
+        return self.transposes
+
+    @property
+    def forward(self):
+        """Tangent helpers of a nonlinear op; the others apply the op to tangents."""
+        return self.tangents
+
+    def effects(self):
+        """A view shares its argument's memory; the others allocate their result."""
+        return PURE if self.shape == "view" else Effects(allocates=True)
 
     @property
     def diff_args(self):
         """Positions of the arguments the result depends on differentiably."""
         if self.differentiable is not None:
             return self.differentiable
-        return (0, 1) if self.kind == "bilinear" else (0,)
+        return (0, 1) if self.shape == "bilinear" else (0,)
 
     def match(self, argtypes, result_type):
         """Whether this rule covers a call with these argument and result types."""
@@ -72,8 +88,7 @@ def _register(keys, op):
     for key in keys:
         if isinstance(key, tuple) and op.method is None:
             op.method = key[1]
-    _ARRAY_OPS.register(keys, op)
-    return op
+    return PRIMITIVES.register(keys, op)
 
 
 def _method_key(name):
@@ -126,7 +141,7 @@ def _name(key):
 
 def lookup_array_op(key):
     """The ``ArrayOp`` registered for ``key``, or None."""
-    return _ARRAY_OPS.get(key)
+    return PRIMITIVES.get(key, "array_op")
 
 
 def classify_array_call(key, argtypes, result_type):
@@ -137,7 +152,16 @@ def classify_array_call(key, argtypes, result_type):
     return op
 
 
-_KERNELS = RuleTable()
+class Kernel(Primitive):
+    """A NumPy function acting elementwise by a scalar ``@njit`` kernel: the
+    ``VectorizeToLoops`` pass turns its array calls into loops over the kernel, which
+    adjit then derives (so ``reverse`` and ``forward`` are the kernel's own derivation)."""
+
+    family = "kernel"
+    kind = "derived"
+
+    def __init__(self, name, kernel):
+        self.name, self.kernel = name, kernel
 
 
 def defkernel(keys, kernel):
@@ -145,23 +169,20 @@ def defkernel(keys, kernel):
     ``@njit`` function of one element of each operand), such as ``np.where`` and
     ``np.clip``. The ``VectorizeToLoops`` pass rewrites array calls into loops over the
     kernel, as for ``@vectorize`` ufuncs, and adjit derives the kernel in every mode."""
-    _KERNELS.register(keys, kernel)
+    PRIMITIVES.register(keys, Kernel(_name(keys[0]), kernel))
 
 
 def lookup_kernel(key):
     """The scalar kernel registered for ``key`` with ``defkernel``, or None."""
-    return _KERNELS.get(key)
+    found = PRIMITIVES.get(key, "kernel")
+    return found.kernel if found is not None else None
 
 
 def registered_kernels():
     """Every function registered with ``defkernel`` (README list, coverage test)."""
-    return list(_KERNELS)
+    return PRIMITIVES.keys("kernel")
 
 
 def registered_array_ops():
     """Every registered array op (for the README list and the coverage test)."""
-    seen = []
-    for op in _ARRAY_OPS.values():
-        if op not in seen:
-            seen.append(op)
-    return seen
+    return PRIMITIVES.primitives("array_op")

@@ -161,7 +161,7 @@ def array_parents(fn, name, defs):
         return [returned]
     from .calls import array_op_site
     site = array_op_site(fn, value)
-    if site is not None and site.op.kind == "view":
+    if site is not None and site.op.shape == "view":
         return [site.args[0]]
     if value.op == "call":  # np.ravel(x), np.asarray(x) ... of a C-contiguous x: x itself
         from ..capture.methods import ContiguousAliases

@@ -15,6 +15,7 @@ from numba.core import ir, types
 from ..rules import NONDIFF, lookup
 from ..rules.core import adjoint_product
 from ..rules.matmul import MATRIX_PRODUCTS
+from ..rules.primitive import PRIMITIVES
 from ..rules.registry import classify_array_call
 from ..runtime.guard import unwinding_call
 from .analysis import is_float_array
@@ -209,12 +210,14 @@ CALL_KINDS = ("array_op", "list_method", "list_new", "list_reduction", "tape_pus
 @dataclass
 class CallClass:
     """The answer of ``classify_call``: the kind, the rule key, the arguments (receiver
-    first for a method), and the array-op site for ``array_op``."""
+    first for a method), the array-op site for ``array_op``, and the registered
+    ``Primitive`` that covers the call, when one does."""
 
     kind: str
     key: object = None
     args: list = None
     site: object = None
+    primitive: object = None
 
 
 def call_name(key):
@@ -298,61 +301,61 @@ def refuse_list_arguments(fn, expr, cls, carriers, unsupported):
 def has_rule(key):
     """Whether a rule or a non-differentiable declaration is registered for ``key``: the
     rule then wins over deriving an ``@njit`` callee."""
-    from ..rules.arrays import lookup_array
-    from ..rules.registry import lookup_array_op
-    return (lookup(key) is not None or lookup_array(key) is not None
-            or lookup_array_op(key) is not None)
+    return any(PRIMITIVES.get(key, family) is not None
+               for family in ("scalar", "reduction", "array_op"))
 
 
 def classify_call(fn, expr):
-    """The one question both modes and the analyses ask about a call: what is it?"""
-    from ..rules.arrays import ALLOCATIONS, lookup_array
-    from ..rules.core import lookup_linear
-    from ..rules.matmul import ACCUMULATING_BILINEAR
-    from ..runtime import tape as tape_rt
+    """The one question both modes and the analyses ask about a call: what is it? The
+    answer carries the registered ``Primitive`` (``rules/primitive.py``) that covers it,
+    when one does; each mode maps the answer's kind to one handler."""
     site = array_op_site(fn, expr)
     if site is not None:
-        return CallClass("array_op", site.callee, site.args, site)
+        return CallClass("array_op", site.callee, site.args, site, site.op)
     key, receiver = callee_key(fn, expr.func)
     args = ([receiver] if receiver is not None else []) + list(expr.args)
-    if list_method(fn, expr) is not None:
-        return CallClass("list_method", key, args)
-    if new_list_call(fn, expr):
-        return CallClass("list_new", key, args)
-    if list_reduction(fn, expr) is not None:
-        return CallClass("list_reduction", key, args)
-    special = _special_kind(key, ALLOCATIONS, ACCUMULATING_BILINEAR, tape_rt)
-    if special is None and lookup_linear(key) is not None:
-        special = "linear"
-    if special is not None:
-        return CallClass(special, key, args)
+    structural = _structural_kind(fn, expr, key)
+    if structural is not None:
+        return CallClass(structural, key, args)
+    for family in ("allocation", "linear"):  # these bind keyword arguments themselves
+        found = PRIMITIVES.get(key, family)
+        if found is not None:
+            return CallClass(found.kind, key, args, primitive=found)
     if expr.kws or expr.vararg or expr.varkwarg:
         return CallClass("unsupported", key, args)
     if isinstance(fn.typeof(expr.func.name), types.Dispatcher) and not has_rule(key):
         return CallClass("derived", key, args)
     if elementwise_parts(fn, expr) is not None:
-        return CallClass("elementwise", key, args)
+        return CallClass("elementwise", key, args, primitive=lookup(key))
     if matmul_parts(fn, expr) is not None:
         return CallClass("matmul", key, args)
-    rule = lookup(key)
-    if rule is not NONDIFF and any(isinstance(fn.typeof(a.name), types.Array) for a in args):
-        arrays = lookup_array(key)
-        handled = arrays is not None and not _unhandled_ranks(fn, CallClass("", key, args))
-        return CallClass("reduction" if handled else "unsupported", key, args)
-    if rule is None:
-        return CallClass("unsupported", key, args)
-    return CallClass("nondiff" if rule is NONDIFF else "scalar", key, args)
+    return _rule_class(fn, key, args)
 
 
-def _special_kind(key, allocations, accumulating, tape_rt):
-    """Allocations and adjit's own runtime and shadow-update helpers, by identity."""
-    try:
-        if key in allocations:
-            return "allocation"
-        if key in accumulating:
-            return "accumulating_bilinear"
-    except TypeError:  # unhashable
-        return None
+def _rule_class(fn, key, args):
+    """A scalar rule on scalar arguments, a reduction rule on arrays of its ranks, a
+    non-differentiable declaration on anything; else unsupported."""
+    argtypes = [fn.typeof(a.name) for a in args]
+    for family in ("scalar", "reduction"):
+        found = PRIMITIVES.get(key, family)
+        if found is not None and found.matches(argtypes, None):
+            return CallClass(found.kind, key, args, primitive=found)
+    return CallClass("unsupported", key, args)
+
+
+def _structural_kind(fn, expr, key):
+    """List operations, and adjit's own runtime and shadow-update helpers (calls in a
+    derivative that is differentiated again), by identity."""
+    from ..rules.matmul import ACCUMULATING_BILINEAR
+    from ..runtime import tape as tape_rt
+    if list_method(fn, expr) is not None:
+        return "list_method"
+    if new_list_call(fn, expr):
+        return "list_new"
+    if list_reduction(fn, expr) is not None:
+        return "list_reduction"
+    if any(key is helper for helper in ACCUMULATING_BILINEAR):
+        return "accumulating_bilinear"
     if key is tape_rt.tape_push:
         return "tape_push"
     if key is unwinding_call:

@@ -17,8 +17,8 @@ from .forward_tape import fwd_tape_pop, fwd_tape_push
 from .forward_elementwise import elementwise_partial, tangent_like
 from .partials import emit_partial
 from ..rules import NONDIFF, lookup
-from ..rules.arrays import FILLED
-from ..rules.core import ZERO, FuncPartial, lookup_linear
+from ..rules.arrays import is_filled_allocation
+from ..rules.core import ZERO, FuncPartial
 from ..rules.matmul import FUSED_TANGENTS
 from ..runtime.guard import unwinding_call
 from .analysis import is_float, is_float_array
@@ -187,14 +187,14 @@ FWD_CALLS = {
     "allocation": lambda ctx, stmt, e, c: fwd_allocation(ctx, stmt, e),
     "accumulating_bilinear": lambda ctx, stmt, e, c: fwd_accumulating_bilinear(ctx, stmt, e),
     "adjoint_product": lambda ctx, stmt, e, c: fwd_adjoint_product(ctx, stmt, e),
-    "linear": lambda ctx, stmt, e, c: fwd_linear(ctx, stmt, e, lookup_linear(c.key)),
+    "linear": lambda ctx, stmt, e, c: fwd_linear(ctx, stmt, e, c.primitive.forward),
     "derived": lambda ctx, stmt, e, c: fwd_derived_call(
         ctx, stmt, e, ctx.typeof(stmt.value.func.name).dispatcher),
-    "elementwise": lambda ctx, stmt, e, c: apply_rule(ctx, stmt, e, lookup(c.key),
+    "elementwise": lambda ctx, stmt, e, c: apply_rule(ctx, stmt, e, c.primitive,
                                                       call_name(c.key), c.args),
     "matmul": lambda ctx, stmt, e, c: fwd_bilinear(ctx, stmt, e, list(c.args)),
     "reduction": fwd_reduction,
-    "scalar": lambda ctx, stmt, e, c: apply_rule(ctx, stmt, e, lookup(c.key),
+    "scalar": lambda ctx, stmt, e, c: apply_rule(ctx, stmt, e, c.primitive,
                                                  call_name(c.key), c.args),
     "nondiff": lambda ctx, stmt, e, c: apply_rule(ctx, stmt, e, NONDIFF, call_name(c.key),
                                                   c.args),
@@ -225,7 +225,7 @@ def fwd_array_op(ctx, stmt, e, site):
     for k in op.diff_args:
         if not ctx.active(site.args[k]):
             continue
-        if op.kind == "nonlinear":
+        if op.shape == "nonlinear":
             terms.append(e.call(op.tangents[k], [stmt.target] + args
                                 + [_tan(ctx, e, old, site.args[k])], hint="term"))
             continue
@@ -454,7 +454,7 @@ def fwd_allocation(ctx, stmt, e):
     if not ctx.active(stmt.target):
         return
     args = stmt.value.args
-    if callee_object(ctx.fn, stmt.value.func) in FILLED and ctx.active(args[1]):
+    if is_filled_allocation(callee_object(ctx.fn, stmt.value.func)) and ctx.active(args[1]):
         e.call(np.full_like, [stmt.target, ctx.tangent(e, args[1])],
                target=_dot(stmt.target.name))
         return

@@ -20,7 +20,7 @@ from ...ir.builder import fresh_name
 from ...ir.nodes import node_kind
 from ..partials import emit_partial
 from ...rules import NONDIFF, lookup
-from ...rules.arrays import (FILLED, add_indexed, add_nonzero_at, add_selection,
+from ...rules.arrays import (is_filled_allocation, add_indexed, add_nonzero_at, add_selection,
                              lookup_array, restore_selection, sum_indexed, sum_selection,
                              zero_selection)
 from ...rules.core import ZERO
@@ -158,7 +158,7 @@ REV_CALLS = {
     "elementwise": lambda ctx, stmt, e, c: rev_elementwise(ctx, stmt, e),
     "matmul": lambda ctx, stmt, e, c: rev_matmul(ctx, stmt, e),
     "reduction": lambda ctx, stmt, e, c: apply_array_rule(ctx, stmt, e, c.key, c.args),
-    "scalar": lambda ctx, stmt, e, c: apply_rule(ctx, stmt, e, lookup(c.key),
+    "scalar": lambda ctx, stmt, e, c: apply_rule(ctx, stmt, e, c.primitive,
                                                  prim_name(c.key), c.args),
     "nondiff": lambda ctx, stmt, e, c: apply_rule(ctx, stmt, e, NONDIFF,
                                                   prim_name(c.key), c.args),
@@ -221,17 +221,17 @@ def rev_array_op(ctx, stmt, e, site):
         if a not in diff and (ctx.is_active(a) or a.name in ctx.act.carriers):
             raise ctx.unsupported(f"'{op.name}' with a differentiated argument other than "
                                   "the array(s) it transforms", stmt.loc)
-    if op.kind == "view" or not ctx.active_array(target):
+    if op.shape == "view" or not ctx.active_array(target):
         return
     g = ctx.shadow_of(target, stmt.loc, e)
     for k, a in zip(op.diff_args, diff):
         if not ctx.active_array(a):
             continue
         shadow = ctx.shadow_of(a, stmt.loc, e)
-        if op.kind == "nonlinear":
+        if op.shape == "nonlinear":
             e.call(op.transposes[k], [g, target] + list(site.args) + [shadow], hint="void")
             continue
-        other = [] if op.kind == "linear" else [diff[1 - k]]
+        other = [] if op.shape == "linear" else [diff[1 - k]]
         static = [v for v in site.args if v not in diff]  # axis=, ...: after the shadow
         e.call(op.transposes[k], [g] + other + [shadow] + static, hint="void")
 
@@ -425,7 +425,7 @@ def rev_allocation(ctx, stmt, e):
     for k, a in enumerate(stmt.value.args):
         if not ctx.is_active(a) or ctx.active_array(a):  # (x.dtype carries nothing)
             continue
-        if (callee in FILLED and k == 1 and ctx.active_float(a)
+        if (is_filled_allocation(callee) and k == 1 and ctx.active_float(a)
                 and ctx.active_array(stmt.target)):
             shadow = ctx.shadow_of(stmt.target, stmt.loc, e)
             ctx.accumulate(e, a, e.call(np.sum, [shadow], hint="filled"))

@@ -29,7 +29,7 @@ from ...ir.builder import fresh_name
 from ...ir.nodes import copy_root, is_basic_index
 from ...ir.lists import ARRAY_MAKERS, list_reduction
 
-from ...rules.arrays import ALLOCATIONS, fresh_shadow
+from ...rules.arrays import fresh_shadow, lookup_allocation
 from ..analysis import call_writes, callee_draws_random, is_float_array, returned_view_of_call
 from .saved_shapes import SavedShapes, shape_of  # noqa: F401 (shape_of: re-exported)
 from .tuple_items import TupleItems
@@ -170,7 +170,7 @@ class Shadows(TupleItems, SavedShapes):
         if indexed is not None and self.basic_view(value, indexed[1]):
             return indexed[0]
         site = array_op_site(self.fn, value)
-        if site is not None and site.op.kind == "view":
+        if site is not None and site.op.shape == "view":
             return site.args[0]
         returned = self.alias_source(value)
         if returned is not None:  # the helper returned the array it was given
@@ -196,7 +196,7 @@ class Shadows(TupleItems, SavedShapes):
             if made is not None and made[0] in ARRAY_MAKERS:  # np.array(L): a new array
                 return True
         return (isinstance(value, ir.Expr) and value.op == "call"
-                and self.callee_object(value.func) in ALLOCATIONS) or (
+                and lookup_allocation(self.callee_object(value.func)) is not None) or (
                     self.fresh_op(value) is not None) or self.new_item_of_call(value)
 
     def elementwise(self, value):
@@ -211,7 +211,7 @@ class Shadows(TupleItems, SavedShapes):
         """``(primitive, operands)`` of an operation whose result is a new array the
         reverse pass may recompute (elementwise operations, matrix products), else None."""
         site = array_op_site(self.fn, value)
-        if site is not None and site.op.kind != "view":
+        if site is not None and site.op.shape != "view":
             return site.op, site.args
         return self.elementwise(value) or self.matmul(value) or self.array_call(value)
 
@@ -253,7 +253,7 @@ class Shadows(TupleItems, SavedShapes):
             return False
         value = self.definition(name)
         site = array_op_site(self.fn, value)
-        if self.matmul(value) is not None or (site is not None and site.op.kind == "nonlinear"):
+        if self.matmul(value) is not None or (site is not None and site.op.shape == "nonlinear"):
             return False
         _, operands = self.fresh_op(value)
         return all(self.readable(a.name) for a in operands
@@ -285,7 +285,7 @@ class Shadows(TupleItems, SavedShapes):
             parent, index = view
             return e.getitem(self.shadow_of(parent, loc, e), index, hint="shadow")
         site = array_op_site(self.fn, value)
-        if site is not None and site.op.kind == "view":
+        if site is not None and site.op.shape == "view":
             parent = self.shadow_of(site.args[0], loc, e)
             return emit_array_op(e, site, [parent] + site.args[1:], hint="shadow")
         returned = self.alias_source(value)

@@ -17,8 +17,7 @@ from numba.core.registry import cpu_target
 from ..ir.builder import fresh_name
 from .call_binding import const_type
 from ..ir.nodes import global_values
-from ..rules.composites import (HELPERS, STACKING, STACKING_AXES, TUPLE_PARTS,
-                                UNREAD_PARTS)
+from ..rules.composites import lookup_composite
 
 
 def _insert_call(fn, block, stmt, func, args):
@@ -105,18 +104,19 @@ class CompositesToHelpers:
                 if not (isinstance(value, ir.Expr) and value.op == "call"
                         and value.vararg is None):
                     continue
-                func = gvals.get(value.func.name)
-                try:
-                    if func in TUPLE_PARTS and not value.kws:
-                        self.parts(fn, block, stmt, TUPLE_PARTS[func])
-                    elif func in STACKING:
-                        self.stack(fn, block, stmt, func, defs)
-                    elif func in HELPERS and not value.kws and value.args:
-                        self.helper(fn, block, stmt, HELPERS[func])
-                except TypeError:  # an unhashable callee
+                composite = lookup_composite(gvals.get(value.func.name))
+                if composite is None:
                     continue
+                if composite.shape == "stacking":
+                    self.stack(fn, block, stmt, composite, defs)
+                elif value.kws or not value.args:
+                    continue
+                elif composite.shape == "parts":
+                    self.parts(fn, block, stmt, composite)
+                else:
+                    self.helper(fn, block, stmt, composite.plan)
 
-    def stack(self, fn, block, stmt, func, defs):
+    def stack(self, fn, block, stmt, composite, defs):
         """Join the items of a tuple built in place, pairwise."""
         value = stmt.value
         args, kws = list(value.args), dict(value.kws)
@@ -129,9 +129,9 @@ class CompositesToHelpers:
                  for v in items.items}
         if len(ranks) != 1 or None in ranks:
             return
-        plans = STACKING[func]
+        plans = composite.plan
         if axis is not None:
-            added, by_axis = STACKING_AXES.get(func, (0, {}))
+            added, by_axis = composite.axes or (0, {})
             k = _constant(fn, defs, axis)
             rank = next(iter(ranks)) + added
             plans = by_axis.get(k % rank if isinstance(k, int) and -rank <= k < rank
@@ -173,14 +173,14 @@ class CompositesToHelpers:
         stmt.value = found[0]
 
     @staticmethod
-    def parts(fn, block, stmt, prims):
+    def parts(fn, block, stmt, composite):
         """``t = f(*args)`` -> ``t = (p0(*args), p1(*args), ...)``. A part nothing reads
-        is computed by its ``UNREAD_PARTS`` stand-in when it has one (the same value,
+        is computed by its ``unread`` stand-in when it has one (the same value,
         declared non-differentiable), so its rule is never asked for."""
         loc, items = stmt.loc, []
         read = _read_items(fn, stmt.target.name)
-        prims = [UNREAD_PARTS.get(p, p) if read is not None and k not in read else p
-                 for k, p in enumerate(prims)]
+        prims = [composite.unread.get(p, p) if read is not None and k not in read else p
+                 for k, p in enumerate(composite.plan)]
         for prim in prims:
             found = _insert_call(fn, block, stmt, prim, stmt.value.args)
             if found is None:

@@ -26,7 +26,8 @@ import numpy as np
 
 from .arrays import defarrayvjp
 from .core import nondiff
-from .registry import deflinear_array, defnonlinear
+from .primitive import PRIMITIVES, Primitive
+from .registry import _name, deflinear_array, defnonlinear
 from .linalg import eigenvalues, eigenvectors
 from .lstsq import (lstsq_rank, lstsq_residuals, lstsq_singular_values,
                     lstsq_singular_values_unread, lstsq_solution)
@@ -247,34 +248,81 @@ def choose_delete(argtypes):
     return None
 
 
-#: functions computed by a derived ``@njit`` helper chosen by the rank of argument 0
-#: (0: a scalar): ``{function: {rank: helper}}``; a plain Python function in place of
-#: a helper chooses one from the call's argument types (or None)
-HELPERS = {np.interp: {0: interp_scalar, 1: interp_array}, np.fill_diagonal: {2: fill_diagonal},
-           np.linalg.eigvalsh: {2: eigenvalues},
-           np.append: {rank: choose_append for rank in (1, 2, 3)},
-           np.delete: {rank: choose_delete for rank in (1, 2, 3)}}
+class Composite(Primitive):
+    """A NumPy function that the capture pass (``capture/composites.py``) replaces by
+    calls of adjit's own helpers, which both modes then derive or rule like any call.
+    ``shape`` says how the call is replaced:
 
-#: how each stacking function joins its items, by the items' rank:
-#: ``{function: {ndim: (per-item helper or None, pairwise join)}}``
-STACKING = {
-    np.concatenate: {1: (None, join_rows), 2: (None, join_rows)},
-    np.hstack: {1: (None, join_rows), 2: (None, join_columns)},
-    np.vstack: {1: (as_row, join_rows), 2: (None, join_rows)},
-    np.stack: {1: (as_row, join_rows)},
-    np.column_stack: {1: (as_column, join_columns), 2: (None, join_columns)},
-}
-#: the plans for a constant ``axis``: ``{function: (ranks the result adds, {axis: plans})}``
-#: (``np.concatenate(items, axis=1)`` of matrices, ``np.stack((x, y), axis=1)`` of vectors)
-STACKING_AXES = {
-    np.concatenate: (0, {0: STACKING[np.concatenate], 1: {2: (None, join_columns)}}),
-    np.stack: (1, {0: STACKING[np.stack], 1: {1: (as_column, join_columns)}}),
-}
-#: functions returning a tuple, replaced by the tuple of one primitive per item, each
-#: called with the same arguments
-TUPLE_PARTS = {np.linalg.slogdet: (slogdet_sign, logabsdet),
-               np.linalg.eigh: (eigenvalues, eigenvectors),
-               np.linalg.lstsq: (lstsq_solution, lstsq_residuals, lstsq_rank,
-                                 lstsq_singular_values)}
-#: the stand-in of a tuple part nothing reads (same value, no derivative needed)
-UNREAD_PARTS = {lstsq_singular_values: lstsq_singular_values_unread}
+    - ``"helper"``: ``plan`` is ``{rank of argument 0 (0: a scalar): helper}``; a plain
+      Python function in place of a helper chooses one from the argument types (or None);
+    - ``"parts"``: ``plan`` is a tuple of primitives, one per item of the returned tuple,
+      each called with the same arguments; ``unread`` maps a part to the stand-in used
+      when nothing reads that item (same value, no derivative needed);
+    - ``"stacking"``: ``plan`` is ``{item rank: (per-item helper or None, pairwise
+      join)}``, and ``axes`` is ``(ranks the result adds, {axis: plans})`` for a constant
+      ``axis`` argument.
+    """
+
+    family = "composite"
+    kind = "derived"
+
+    def __init__(self, name, shape, plan, unread=None, axes=None):
+        self.name, self.shape, self.plan = name, shape, plan
+        self.unread, self.axes = unread or {}, axes
+
+    def matches(self, argtypes, result_type):
+        """A helper composite covers the ranks of argument 0 it has a helper for."""
+        if self.shape != "helper" or not argtypes:
+            return True
+        from numba.core import types
+        first = argtypes[0]
+        return (first.ndim if isinstance(first, types.Array) else 0) in self.plan
+
+
+def lookup_composite(func):
+    """The ``Composite`` registered for ``func``, or None."""
+    return PRIMITIVES.get(func, "composite")
+
+
+def defcomposite(func, helper, ranks=(1, 2, 3)):
+    """Compute NumPy's ``func`` by the ``@njit`` ``helper`` when argument 0 has one of
+    ``ranks`` (0: a scalar). The helper takes NumPy's parameters in NumPy's order, and
+    may be a chooser: a plain function of the argument types returning a helper or None."""
+    found = lookup_composite(func)
+    plan = dict(found.plan) if found is not None and found.shape == "helper" else {}
+    plan.update({rank: helper for rank in ranks})
+    PRIMITIVES.register([func], Composite(_name(func), "helper", plan))
+
+
+def defparts(func, parts, unread=None):
+    """``func`` returns a tuple: compute it as the tuple of ``parts``, each called with
+    the same arguments (``np.linalg.eigh`` -> ``(eigenvalues(a), eigenvectors(a))``)."""
+    PRIMITIVES.register([func], Composite(_name(func), "parts", tuple(parts), unread))
+
+
+def defstacking(func, plans, axes=None):
+    """``func((a, b, ...))`` of a tuple built in place is a chain of pairwise joins:
+    ``plans`` is ``{item rank: (per-item helper or None, join)}``; ``axes`` gives the
+    plans for a constant ``axis`` (see ``Composite``)."""
+    PRIMITIVES.register([func], Composite(_name(func), "stacking", plans, axes=axes))
+
+
+defcomposite(np.interp, interp_scalar, ranks=(0,))
+defcomposite(np.interp, interp_array, ranks=(1,))
+defcomposite(np.fill_diagonal, fill_diagonal, ranks=(2,))
+defcomposite(np.linalg.eigvalsh, eigenvalues, ranks=(2,))
+defcomposite(np.append, choose_append)
+defcomposite(np.delete, choose_delete)
+
+_ROWS = {1: (None, join_rows), 2: (None, join_rows)}
+_VECTOR_ROWS = {1: (as_row, join_rows)}
+defstacking(np.concatenate, _ROWS, axes=(0, {0: _ROWS, 1: {2: (None, join_columns)}}))
+defstacking(np.hstack, {1: (None, join_rows), 2: (None, join_columns)})
+defstacking(np.vstack, {1: (as_row, join_rows), 2: (None, join_rows)})
+defstacking(np.stack, _VECTOR_ROWS, axes=(1, {0: _VECTOR_ROWS, 1: {1: (as_column, join_columns)}}))
+defstacking(np.column_stack, {1: (as_column, join_columns), 2: (None, join_columns)})
+
+defparts(np.linalg.slogdet, (slogdet_sign, logabsdet))
+defparts(np.linalg.eigh, (eigenvalues, eigenvectors))
+defparts(np.linalg.lstsq, (lstsq_solution, lstsq_residuals, lstsq_rank, lstsq_singular_values),
+         unread={lstsq_singular_values: lstsq_singular_values_unread})

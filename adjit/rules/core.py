@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numba
 
 from ..errors import ArgumentError
-from .primitive import PRIMITIVES, Primitive
+from .primitive import PRIMITIVES, Effects, Primitive
 
 
 class _Const:
@@ -186,6 +186,10 @@ class LinearRule(Primitive):
     positions: tuple
     family = "linear"
     kind = "linear"
+
+    def effects(self):
+        """Such helpers often add into an array argument: any linear one may be written."""
+        return Effects(writes=self.positions)
 
     @property
     def forward(self):

@@ -4,8 +4,6 @@
 ``tests/rules/test_listing.py``), so the list cannot drift from the registry. Print it with
 ``python -m adjit.rules.listing``.
 """
-from . import composites
-from .matmul import MATRIX_PRODUCTS
 from .primitive import PRIMITIVES
 from .registry import _name
 
@@ -30,10 +28,6 @@ def numpy_functions():
     """Sorted names of the NumPy functions and array methods that have a rule of any
     shape (differentiable or declared non-differentiable)."""
     keys = PRIMITIVES.keys()
-    keys.extend(MATRIX_PRODUCTS)
-    keys.extend(composites.STACKING)
-    keys.extend(composites.TUPLE_PARTS)
-    keys.extend(composites.HELPERS)
     names = {_numpy_name(k) for k in keys}
     names.discard(None)
     return sorted(names, key=lambda n: (n.startswith("x."), n.lower()))

@@ -17,6 +17,8 @@ from numba.core import types
 from numba.extending import overload
 
 from ..runtime.blas import accumulate_product, gemm_ready
+from .primitive import ALLOCATES, PRIMITIVES, Primitive
+from .registry import _name
 
 
 def _transposed(typ):
@@ -128,9 +130,6 @@ def kron_update_b(g, a, shadow):
 # takes update(g%dot, other) + update(g, other%dot)
 ACCUMULATING_BILINEAR = (update_a, update_b, kron_update_a, kron_update_b)
 
-#: the NumPy matrix products these helpers differentiate (with ``@``), by the transform's
-#: matmul handlers
-MATRIX_PRODUCTS = (np.dot, np.kron)
 
 
 # -- forward mode: both factors varying -------------------------------------------------
@@ -190,5 +189,50 @@ def _kron_tangent(a, da, b, db):
 
 kron_tangent = numba.njit(lambda a, da, b, db: kron_tangent_impl(a, da, b, db))
 
-FUSED_TANGENTS = {operator.matmul: product_tangent, np.dot: product_tangent,
-                  np.kron: kron_tangent}
+class MatrixProduct(Primitive):
+    """A matrix product of float arrays returning an array (``@``, ``np.dot``,
+    ``np.kron``). Reverse: ``update_a(g, b, shadow_a)`` and ``update_b(g, a, shadow_b)``
+    add the transposed products into the shadows. Forward: ``fused(a, da, b, db)`` is the
+    whole tangent when both factors vary, else the product of the varying one's tangent."""
+
+    family = "matmul"
+    kind = "matmul"
+
+    def __init__(self, name, updates, fused, same_rank=False):
+        self.name, self.updates, self.fused, self.same_rank = name, updates, fused, same_rank
+
+    def matches(self, argtypes, result_type):
+        """Float factors of rank 1 or 2 (of one rank for ``kron``), an array result."""
+        if len(argtypes) != 2:
+            return False
+        a, b = (types.unliteral(t) for t in argtypes)
+        if not all(isinstance(t, types.Array) and isinstance(t.dtype, types.Float)
+                   and t.ndim in (1, 2) for t in (a, b, result_type)):
+            return False
+        return a.ndim == b.ndim if self.same_rank else True
+
+    def effects(self):
+        return ALLOCATES
+
+    @property
+    def reverse(self):
+        return self.updates
+
+    @property
+    def forward(self):
+        return self.fused
+
+
+def defproduct(keys, updates, fused, same_rank=False):
+    """Register a matrix product: its two shadow updates and its fused tangent."""
+    PRIMITIVES.register(keys, MatrixProduct(_name(keys[0]), tuple(updates), fused,
+                                            same_rank))
+
+
+def lookup_product(prim):
+    """The ``MatrixProduct`` registered for ``prim`` (``operator.matmul``), or None."""
+    return PRIMITIVES.get(prim, "matmul")
+
+
+defproduct([operator.matmul, np.dot], (update_a, update_b), product_tangent)
+defproduct([np.kron], (kron_update_a, kron_update_b), kron_tangent, same_rank=True)

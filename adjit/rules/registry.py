@@ -20,9 +20,11 @@ Keys are the called Python object (``np.cumsum``) or, for a method or attribute,
 typing key ``(types.Array, name)``. Each primitive also says which argument types it
 matches (``match``): a call that does not match is unsupported, never guessed at.
 
+Every ``ArrayOp`` is a ``Primitive`` of the one registry (``primitive.py``).
 ``classify_array_call(key, argtypes, result_type)`` is the question: it returns the
 ``ArrayOp`` or None. Reverse mode (handlers, shadows), forward mode and the write and
-aliasing analyses all ask it, so the two modes cannot disagree about a call.
+aliasing analyses all ask it (through ``classify_call``), so the two modes cannot
+disagree about a call.
 """
 from dataclasses import dataclass, field
 
@@ -72,7 +74,7 @@ class ArrayOp(Primitive):
             return self.differentiable
         return (0, 1) if self.shape == "bilinear" else (0,)
 
-    def match(self, argtypes, result_type):
+    def matches(self, argtypes, result_type):
         """Whether this rule covers a call with these argument and result types."""
         if len(argtypes) not in self.nargs or not isinstance(result_type, types.Array):
             return False
@@ -147,7 +149,7 @@ def lookup_array_op(key):
 def classify_array_call(key, argtypes, result_type):
     """The ``ArrayOp`` that covers this call, or None (then it is not an array op)."""
     op = lookup_array_op(key)
-    if op is None or not op.match(argtypes, result_type):
+    if op is None or not op.matches(argtypes, result_type):
         return None
     return op
 

@@ -14,15 +14,7 @@ import math
 import numba
 import numpy as np
 
-from .composites import HELPERS
-
-_ANY_RANK = (1, 2, 3)
-
-
-def defcomposite(func, helper, ranks=_ANY_RANK):
-    """Compute NumPy's ``func`` by the ``@njit`` ``helper`` when argument 0 has one of
-    ``ranks`` (0: a scalar). The helper takes NumPy's parameters in NumPy's order."""
-    HELPERS.setdefault(func, {}).update({rank: helper for rank in ranks})
+from .composites import defcomposite
 
 
 @numba.njit

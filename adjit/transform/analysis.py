@@ -234,14 +234,15 @@ def call_writes(fn, expr):
     if not arrays:
         return []
     from .calls import classify_call
-    kind = classify_call(fn, expr).kind
-    if kind == "derived":
+    cls = classify_call(fn, expr)
+    if cls.kind == "derived":
         try:
             argtypes = tuple(types.unliteral(t) for t in fn.calltypes[expr].args)
             return [expr.args[i] for i in callee_writes(ftype.dispatcher, argtypes)]
         except Exception:  # cannot analyse the callee: assume the worst
             return arrays
-    pure = (kind in _PURE_KINDS or key in _PURE_PRODUCTS or _is_pure_builtin(key)
+    pure = ((cls.primitive is not None and cls.primitive.effects().pure)
+            or key in _PURE_PRODUCTS or _is_pure_builtin(key)
             or _returns_new_array(key, expr)
             or (isinstance(key, np.ufunc) and len(expr.args) == key.nin))
     if pure and not expr.kws:
@@ -268,10 +269,6 @@ def _returns_new_array(key, expr):
     nin = getattr(key, "nin", None)
     return type(key).__name__ == "DUFunc" and nin == len(expr.args)
 
-
-# calls that only read their arguments (what ``classify_call`` says)
-_PURE_KINDS = frozenset({"array_op", "allocation", "elementwise", "matmul", "reduction",
-                         "nondiff", "scalar"})
 
 
 _callee_writes = owned_cache("callee_writes")

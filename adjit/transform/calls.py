@@ -14,7 +14,7 @@ from numba.core import ir, types
 
 from ..rules import NONDIFF, lookup
 from ..rules.core import adjoint_product
-from ..rules.matmul import MATRIX_PRODUCTS
+from ..rules.matmul import lookup_product
 from ..rules.primitive import PRIMITIVES
 from ..rules.registry import classify_array_call
 from ..runtime.guard import unwinding_call
@@ -160,34 +160,24 @@ def elementwise_parts(fn, value):
 
 
 
-#: matrix products producing arrays (their reverse helpers are in reverse/matmul.py)
-MATMULS = (operator.matmul,) + MATRIX_PRODUCTS
-
-
 def matmul_parts(fn, value):
-    """``(primitive, [a, b])`` when ``value`` is ``a @ b`` or ``np.dot(a, b)`` of float
-    arrays of rank 1 or 2 (not both 1-D: that is a scalar), or ``np.kron(a, b)`` of two 1-D or two 2-D
-    float arrays, returning an array; else None."""
+    """``(primitive, [a, b])`` when ``value`` is a registered matrix product
+    (``rules/matmul.py``: ``a @ b``, ``np.dot``, ``np.kron``) whose argument and result
+    types its rule covers; else None."""
     if not isinstance(value, ir.Expr):
         return None
     if value.op == "binop" and value.fn is operator.matmul:
         prim, operands = value.fn, [value.lhs, value.rhs]
-    elif (value.op == "call" and not (value.kws or value.vararg or value.varkwarg)
-          and len(value.args) == 2 and callee_object(fn, value.func) in MATMULS):
+    elif value.op == "call" and not (value.kws or value.vararg or value.varkwarg):
         prim, operands = callee_object(fn, value.func), list(value.args)
     else:
         return None
+    product = lookup_product(prim)
     sig = fn.calltypes.get(value)
-    if sig is None or not is_float_array(sig.return_type):
+    if product is None or sig is None or len(operands) != 2:
         return None
-    a, b = (types.unliteral(fn.typeof(v.name)) for v in operands)
-    if not (is_float_array(a) and is_float_array(b)):
-        return None
-    if prim is np.kron:
-        return (prim, operands) if a.ndim == b.ndim and a.ndim in (1, 2) else None
-    return (prim, operands) if a.ndim in (1, 2) and b.ndim in (1, 2) else None
-
-
+    argtypes = [fn.typeof(v.name) for v in operands]
+    return (prim, operands) if product.matches(argtypes, sig.return_type) else None
 
 
 def positional_count(dispatcher):
@@ -327,8 +317,9 @@ def classify_call(fn, expr):
         return CallClass("derived", key, args)
     if elementwise_parts(fn, expr) is not None:
         return CallClass("elementwise", key, args, primitive=lookup(key))
-    if matmul_parts(fn, expr) is not None:
-        return CallClass("matmul", key, args)
+    product = matmul_parts(fn, expr)
+    if product is not None:
+        return CallClass("matmul", key, args, primitive=lookup_product(product[0]))
     return _rule_class(fn, key, args)
 
 

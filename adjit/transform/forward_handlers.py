@@ -19,7 +19,7 @@ from .partials import emit_partial
 from ..rules import NONDIFF, lookup
 from ..rules.arrays import is_filled_allocation
 from ..rules.core import ZERO, FuncPartial
-from ..rules.matmul import FUSED_TANGENTS
+from ..rules.matmul import lookup_product
 from ..runtime.guard import unwinding_call
 from .analysis import is_float, is_float_array
 
@@ -429,8 +429,9 @@ def fwd_bilinear(ctx, stmt, e, args):
             return e.binop(expr.fn, x, y, hint="bil")
         return e.call(expr.func, [x, y], hint="bil")
 
-    fused = FUSED_TANGENTS.get(expr.fn if expr.op == "binop" else
-                               callee_object(ctx.fn, expr.func))
+    product = lookup_product(expr.fn if expr.op == "binop" else
+                             callee_object(ctx.fn, expr.func))
+    fused = product.forward if product is not None else None
     if fused is not None and ctx.active(args[0]) and ctx.active(args[1]):
         total = e.call(e.glob(fused, name="bilinear_tangent"),
                        [a, _tan(ctx, e, old, args[0]), b, _tan(ctx, e, old, args[1])],

@@ -7,24 +7,15 @@ Like an elementwise result (``elementwise.py``), ``C`` is a new array with a zer
 readable ``A`` and ``B``. The reverse adds ``C%shadow @ B.T`` into ``A``'s shadow and
 ``A.T @ C%shadow`` into ``B``'s, or the Kronecker contractions (``rules/matmul.py``).
 """
-import operator
-
-import numpy as np
-
-from ...rules.matmul import kron_update_a, kron_update_b, update_a, update_b
+from ...rules.matmul import lookup_product
 from ..calls import matmul_parts
-
-
-# primitive -> (helper adding into A's shadow, helper adding into B's shadow)
-_UPDATES = {operator.matmul: (update_a, update_b), np.dot: (update_a, update_b),
-            np.kron: (kron_update_a, kron_update_b)}
 
 
 def rev_matmul(ctx, stmt, e):
     """fwd: ``C = A @ B`` or ``kron(A, B)`` (a new array) / rev: ``A%shadow +=
     C%shadow @ B.T``, ``B%shadow += A.T @ C%shadow`` (or the Kronecker contractions)."""
     prim, (a, b) = matmul_parts(ctx.fn, stmt.value)
-    into_a, into_b = _UPDATES[prim]
+    into_a, into_b = lookup_product(prim).reverse
     target = stmt.target
     for v in (a, b):
         if v.name in ctx.act.carriers and not ctx.is_active(v):

@@ -17,12 +17,13 @@ from numba.core import ir, types
 from .capture.freshness import StalenessCheck, ensure_current
 from .capture.typed_ir import capture, py_function_of
 from .compile.caches import OwnedCache
-from .compile.dispatcher import generated_dispatcher
+from .compile.dispatcher import generated_dispatcher, set_rebuilder
 from .errors import ArgumentError
 from .ir.builder import Emitter
 from .runtime import tape_acquire, tape_depth
 from .runtime.guard import unwinding_call
-from .transform.analysis import callee_writes, is_differentiable, is_float, is_float_array
+from .capture.effects import callee_writes
+from .ir.value_types import is_differentiable, is_float, is_float_array
 from .transform.reverse.program import derive
 
 _transforms = OwnedCache("transform")  # dies with the function (compile/caches.py)
@@ -194,6 +195,9 @@ def _rebuild_transform(kind, func, argnums, cache):
     if kind in ("jvp", "vjp"):
         return globals()[kind](func, cache=cache)
     return globals()[kind](func, argnums, cache=cache)
+
+
+set_rebuilder(_rebuild_transform)
 
 
 def _transform(func, argnums, kind, cache=False):

@@ -1,5 +1,6 @@
-"""The package layout stays acyclic: no module imports (at top level) a module that
-imports it back, and no subpackage of ``adjit`` depends on one that depends on it."""
+"""The package layout stays acyclic: no module imports a module that imports it back,
+and no subpackage of ``adjit`` depends on one that depends on it. Imports inside
+functions count too: a deferred import hides a cycle, it does not remove it."""
 import ast
 import pathlib
 
@@ -14,13 +15,13 @@ def _module_name(path):
 
 
 def _import_graph():
-    """module -> the adjit modules it imports at top level."""
+    """module -> the adjit modules it imports, at top level or inside a function."""
     paths = {_module_name(p): p for p in ROOT.rglob("*.py")}
     graph = {}
     for name, path in paths.items():
         package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
         deps = set()
-        for node in ast.parse(path.read_text()).body:
+        for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom):
                 if node.level:
                     base = package.split(".")[:len(package.split(".")) - node.level + 1]

@@ -125,23 +125,3 @@ class IndexArrayIteration:
             items.append(el)
         out.append(ir.Assign(ir.Expr.build_tuple(items, loc), stmt.target, loc))
         return out
-
-
-class IndexTupleIteration(IndexArrayIteration):
-    """``for a in arrays`` over a homogeneous tuple of float arrays (``*arrays``
-    parameters, ``(x, np.sin(y))``) -> ``for k in range(len(arrays)): a = arrays[k]``.
-    Each item read is then a tuple item, whose shadow is the item's own (reverse mode),
-    as in ``arrays[0]``."""
-
-    name = "index_tuple_iteration"
-
-    def run(self, fn):
-        from .list_iteration import IndexListIteration
-        for block in fn.func_ir.blocks.values():
-            for stmt in list(block.body):
-                value = stmt.value if isinstance(stmt, ir.Assign) else None
-                typ = (fn.typeof(value.value.name) if isinstance(value, ir.Expr)
-                       and value.op == "getiter" else None)
-                if (isinstance(typ, types.UniTuple) and isinstance(typ.dtype, types.Array)
-                        and isinstance(typ.dtype.dtype, types.Float)):
-                    IndexListIteration.rewrite_list(self, fn, block, stmt)

@@ -8,11 +8,12 @@ import numpy as np
 from numba.core import ir, types
 
 from ..ir.builder import fresh_name
-from .array_iteration import IndexArrayIteration, IndexTupleIteration
+from .array_iteration import IndexArrayIteration
 from .call_binding import BindCallArguments, CallNumberClassGlobals
 from .composites import CompositesToHelpers
+from .effects import call_writes
 from .comprehensions import ArrayLiteralToWrites, ComprehensionToEmpty, ListOperandsToArrays
-from .list_iteration import IndexListIteration
+from .list_iteration import IndexListIteration, IndexTupleIteration
 from .inplace_arrays import (DropSelfSliceWrites, FillToSliceWrite,
                              InplaceArrayToSliceWrite, OutArgumentToSliceWrite)
 from .selection import GatherReadsToTake
@@ -261,7 +262,6 @@ class CommonElementReads(Pass):
     def may_write(fn, val):
         """Whether evaluating ``val`` may write an array: an in-place operator, or a call
         that may write one of its array arguments or its receiver (``w.sort()``)."""
-        from ..transform.analysis import call_writes
         if not isinstance(val, ir.Expr):
             return False
         if val.op == "inplace_binop":

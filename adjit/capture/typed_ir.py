@@ -18,6 +18,7 @@ from numba.core.typed_passes import NopythonTypeInference
 
 from ..errors import ArgumentError, UnsupportedError, first_reason, numba_location
 from ..compile.caches import owned_cache
+from ..compile.dispatcher import BuildGeneratedIR
 from ..compile.timing import phase
 
 
@@ -84,7 +85,6 @@ class GeneratedTypingPipeline(CompilerBase):
         from numba.core import untyped_passes
         from numba.core.compiler_machinery import PassManager
 
-        from ..compile.dispatcher import BuildGeneratedIR
         pm = PassManager("adjit_generated_typing")
         pm.add_pass(BuildGeneratedIR, "adjit: build IR")
         pm.add_pass(untyped_passes.FixupArgs, "fix up args")

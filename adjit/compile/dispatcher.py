@@ -17,8 +17,19 @@ from numba.core.registry import CPUDispatcher
 
 from ..errors import AdjitError, UnsupportedError, first_reason
 from ..ir.checks import after_rewrite
+from ..runtime import truncate_current
 from .caches import track_dispatcher
 from .timing import note_llvm, phase
+
+
+#: the function unpickling calls to rebuild a public transform (``api`` sets it, so that
+#: this lower layer never imports the API)
+_rebuilders = []
+
+
+def set_rebuilder(rebuild):
+    """Register ``rebuild(*adjit_spec)``, which unpickling a transform dispatcher calls."""
+    _rebuilders[:] = [rebuild]
 
 
 def _stub_template():
@@ -163,8 +174,7 @@ class TransformDispatcher(GeneratedDispatcher):
         spec = getattr(self, "adjit_spec", None)
         if spec is None:
             raise TypeError(f"{self!r} is an internal adjit function and cannot be pickled")
-        from ..api import _rebuild_transform
-        return _rebuild_transform, spec
+        return _rebuilders[0], spec
 
     def __call__(self, *args, **kwargs):
         refresh = getattr(self, "adjit_refresh", None)
@@ -173,7 +183,6 @@ class TransformDispatcher(GeneratedDispatcher):
         try:
             return super().__call__(*args, **kwargs)
         except BaseException:
-            from ..runtime import truncate_current
             truncate_current(0)
             raise
 

@@ -82,3 +82,13 @@ def is_basic_index(typ):
         return all(is_basic_index(t) for t in typ.types)
     return isinstance(typ, (types.Integer, types.SliceType, types.NoneType,
                             types.EllipsisType))
+
+
+def defining_stmts(blocks):
+    """Map variable name -> list of (label, Assign) that define it."""
+    defs = {}
+    for label, block in blocks.items():
+        for stmt in block.body:
+            if isinstance(stmt, ir.Assign):
+                defs.setdefault(stmt.target.name, []).append((label, stmt))
+    return defs

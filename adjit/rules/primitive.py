@@ -11,7 +11,7 @@ primitive answers the same four questions, whichever mode asks:
 3. ``reverse``: the helpers reverse mode's handler for ``kind`` emits calls to;
 4. ``forward``: the helpers forward mode's handler for ``kind`` emits calls to.
 
-``kind`` names the handler: ``classify_call`` (``transform/calls.py``) answers it for
+``kind`` names the handler: ``classify_call`` (``rules/classify.py``) answers it for
 both modes, and each mode maps every kind to exactly one handler, so forward and reverse
 mode cannot disagree about a call.
 

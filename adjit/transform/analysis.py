@@ -7,29 +7,15 @@ never do. Only active values get adjoints, so constants and index arithmetic cos
 """
 from dataclasses import dataclass, field
 
-import numpy as np
 from numba.core import ir, types
 
-from ..ir.nodes import copy_root, global_value
-from ..compile.caches import owned_cache
+from ..capture.effects import array_parents, call_writes
+from ..rules.classify import callee_key
+from ..rules.core import NONDIFF, lookup
+from .control_only import control_only
+from ..ir.nodes import defining_stmts
 from ..ir.lists import list_copies, list_root, list_writes
-from ..ir.numpy_effects import numpy_writes
-
-
-def is_float(typ):
-    return isinstance(typ, types.Float)
-
-
-def is_float_array(typ):
-    return isinstance(typ, types.Array) and isinstance(typ.dtype, types.Float)
-
-
-def is_differentiable(typ):
-    return is_float(typ) or is_float_array(typ)
-
-
-def is_scalar(typ):
-    return isinstance(typ, (types.Float, types.Integer, types.Boolean))
+from ..ir.value_types import is_differentiable, is_float_array
 
 
 def _carries(typ):
@@ -105,16 +91,6 @@ class CFG:
         return False
 
 
-def defining_stmts(blocks):
-    """Map variable name -> list of (label, Assign) that define it."""
-    defs = {}
-    for label, block in blocks.items():
-        for stmt in block.body:
-            if isinstance(stmt, ir.Assign):
-                defs.setdefault(stmt.target.name, []).append((label, stmt))
-    return defs
-
-
 def operands(value):
     """The variables an assigned value reads."""
     if isinstance(value, ir.Var):
@@ -142,48 +118,6 @@ class Activity:
         return any(v.name in self.active or v.name in self.carriers for v in operands(value))
 
 
-def array_parents(fn, name, defs):
-    """The arrays that array ``name`` aliases: the source of a copy or cast, the parent
-    of a view (``a[i]``, ``a[1:]``, a row of ``for row in a``), the inputs of a phi."""
-    found = defs.get(name, ())
-    value = found[0][1].value if len(found) == 1 else None
-    if isinstance(value, ir.Var):
-        return [value]
-    if not isinstance(value, ir.Expr):
-        return []
-    if value.op == "cast" or (value.op in ("getitem", "static_getitem")
-                              and isinstance(fn.typeof(value.value), types.Array)):
-        return [value.value]
-    if value.op == "phi":
-        return [v for v in value.incoming_values if isinstance(v, ir.Var)]
-    returned = returned_argument_of_call(fn, value)
-    if returned is not None:  # ``out = helper(x, out)`` returning its argument
-        return [returned]
-    from .calls import array_op_site
-    site = array_op_site(fn, value)
-    if site is not None and site.op.shape == "view":
-        return [site.args[0]]
-    if value.op == "call":  # np.ravel(x), np.asarray(x) ... of a C-contiguous x: x itself
-        from ..capture.methods import ContiguousAliases
-        bound = defs.get(value.func.name, ())
-        func = {value.func.name: bound[0][1].value} if len(bound) == 1 else {}
-        shared = ContiguousAliases.contiguous_argument(fn, func, value)
-        if shared is not None:
-            return [shared]
-    if value.op == "pair_first":  # pair_first(iternext(it)), it a copy of getiter(a)
-        seen = set()
-        while isinstance(value, (ir.Var, ir.Expr)) and id(value) not in seen:
-            seen.add(id(value))
-            if isinstance(value, ir.Expr) and value.op == "getiter":
-                return [value.value]
-            var = value if isinstance(value, ir.Var) else getattr(value, "value", None)
-            if not isinstance(var, ir.Var):
-                break
-            found = defs.get(var.name, ())
-            value = found[0][1].value if len(found) == 1 else None
-    return []
-
-
 def _activate_array(fn, act, name, defs):
     """Mark array ``name`` and every array it aliases active (a write into a view or a
     copy changes the array it shares memory with); return whether anything changed."""
@@ -209,307 +143,6 @@ def _written_arrays(fn, stmt):
     return [], []
 
 
-_PURE_PRODUCTS = (np.kron, np.outer)  # new arrays from their arguments, which they only read
-# builtins that only read the arrays they are given (iterators over them, sizes, copies)
-_PURE_BUILTINS = (enumerate, zip, range, len, iter, reversed, sorted, min, max, sum, print)
-
-
-def call_writes(fn, expr):
-    """The array arguments (method receivers included) a call may write: what an
-    ``@njit`` callee writes (analysed), nothing for a primitive known to be pure, every
-    array for anything else."""
-    ftype = fn.typeof(expr.func)
-    args = list(expr.args)
-    if isinstance(ftype, types.BoundFunction):
-        found = [s.value for b in fn.func_ir.blocks.values() for s in b.body
-                 if isinstance(s, ir.Assign) and s.target.name == expr.func.name]
-        if len(found) == 1 and isinstance(found[0], ir.Expr) and found[0].op == "getattr":
-            args = [found[0].value] + args
-        key = ftype.typing_key
-    else:
-        key = global_value(fn.func_ir.blocks, expr.func)
-        if key is None and isinstance(ftype, types.Function):  # np.exp read as an attribute
-            key = ftype.typing_key
-    arrays = [a for a in args if isinstance(fn.typeof(a), types.Array)]
-    if not arrays:
-        return []
-    from .calls import classify_call
-    cls = classify_call(fn, expr)
-    if cls.kind == "derived":
-        try:
-            argtypes = tuple(types.unliteral(t) for t in fn.calltypes[expr].args)
-            return [expr.args[i] for i in callee_writes(ftype.dispatcher, argtypes)]
-        except Exception:  # cannot analyse the callee: assume the worst
-            return arrays
-    pure = ((cls.primitive is not None and cls.primitive.effects().pure)
-            or key in _PURE_PRODUCTS or _is_pure_builtin(key)
-            or _returns_new_array(key, expr)
-            or (isinstance(key, np.ufunc) and len(expr.args) == key.nin))
-    if pure and not expr.kws:
-        return []
-    written = numpy_writes(fn, key, expr)
-    return arrays if written is None else written
-
-
-def _is_pure_builtin(key):
-    try:
-        return key in _PURE_BUILTINS
-    except TypeError:  # unhashable keys
-        return False
-
-
-def _returns_new_array(key, expr):
-    """A ``@stencil`` kernel called without ``out=``, or a ``@vectorize`` ufunc called
-    with its inputs only: it reads its arguments and returns a new array. (A callee's IR
-    is analysed before normalisation turns these calls into loops.)"""
-    if expr.kws or expr.vararg:
-        return False
-    if type(key).__name__ == "StencilFunc":
-        return True
-    nin = getattr(key, "nin", None)
-    return type(key).__name__ == "DUFunc" and nin == len(expr.args)
-
-
-
-_callee_writes = owned_cache("callee_writes")
-
-
-def callee_writes(dispatcher, argtypes, _active=()):
-    """Indices of the array arguments an ``@njit`` function may write, directly, through
-    views and copies, or through the functions it calls (cached; a recursive cycle is
-    assumed to write every array argument)."""
-    from ..capture.typed_ir import capture, py_function_of
-    key = (py_function_of(dispatcher), tuple(argtypes))
-    if key in _callee_writes:
-        return _callee_writes[key]
-    if key in _active:
-        return frozenset(i for i, t in enumerate(argtypes) if isinstance(t, types.Array))
-    fn = capture(dispatcher, argtypes)
-    defs = defining_stmts(fn.func_ir.blocks)
-    args = {s.target.name: s.value.index for b in fn.func_ir.blocks.values()
-            for s in b.body if isinstance(s, ir.Assign) and isinstance(s.value, ir.Arg)}
-    written = set()
-    for block in fn.func_ir.blocks.values():
-        for stmt in block.body:
-            value = getattr(stmt, "value", None)
-            if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
-                targets = [stmt.target]
-            elif isinstance(value, ir.Expr) and value.op == "inplace_binop":
-                targets = [value.lhs] if isinstance(fn.typeof(value.lhs), types.Array) else []
-            elif isinstance(value, ir.Expr) and value.op == "call":
-                if isinstance(fn.typeof(value.func), types.Dispatcher):
-                    sig = fn.calltypes[value].args
-                    inner = callee_writes(fn.typeof(value.func).dispatcher,
-                                          tuple(types.unliteral(t) for t in sig),
-                                          _active + (key,))
-                    targets = [value.args[i] for i in inner]
-                else:
-                    targets = call_writes(fn, value)
-            else:
-                continue
-            for t in targets:
-                written |= {args[n] for n in _aliases(fn, t.name, defs) if n in args}
-    _callee_writes[key] = frozenset(written)
-    return _callee_writes[key]
-
-
-_returned_argument = owned_cache("returned_argument")
-
-
-def returned_argument(dispatcher, argtypes):
-    """The index of the array argument an ``@njit`` function returns on every path
-    (``return out`` after filling it), else None (cached)."""
-    return _returned_arguments(dispatcher, argtypes)[0]
-
-
-def returned_item_arguments(dispatcher, argtypes):
-    """For an ``@njit`` function returning a tuple built on every path (``return a, out``),
-    per item the index of the array argument that item is on every path, or None; None
-    when the result is not such a tuple (cached)."""
-    return _returned_arguments(dispatcher, argtypes)[1]
-
-
-def _returned_arguments(dispatcher, argtypes):
-    """``(whole, items)``: the argument index the result is, and per tuple item the
-    argument index that item is, each None where it is not an argument on every path."""
-    from ..capture.typed_ir import capture, py_function_of
-    key = (py_function_of(dispatcher), tuple(argtypes))
-    if key in _returned_argument:
-        return _returned_argument[key]
-    try:
-        fn = capture(dispatcher, argtypes)
-    except Exception:  # cannot analyse the callee: no alias claimed
-        fn = None
-    found = (None, None)
-    if fn is not None:
-        defs = defining_stmts(fn.func_ir.blocks)
-
-        def definition(name):
-            assigned = defs.get(name, ())
-            return assigned[0][1].value if len(assigned) == 1 else None
-
-        def arg_index(name):
-            root = memory_root(fn, definition, name)
-            value = definition(root) if root is not None else None
-            if isinstance(value, ir.Arg) and isinstance(argtypes[value.index], types.Array):
-                return value.index
-            return None
-        rets = [b.terminator.value.name for b in fn.func_ir.blocks.values()
-                if isinstance(b.terminator, ir.Return)]
-        wholes = {arg_index(r) for r in rets}
-        whole = wholes.pop() if len(wholes) == 1 else None
-        tuples = [definition(copy_root(definition, r)) for r in rets]
-        items = None
-        if tuples and all(isinstance(t, ir.Expr) and t.op == "build_tuple" for t in tuples):
-            per_item = zip(*[[arg_index(v.name) for v in t.items] for t in tuples])
-            items = tuple(ks[0] if len(set(ks)) == 1 else None for ks in per_item)
-        found = (whole, items)
-    _returned_argument[key] = found
-    return found
-
-
-def memory_root(fn, definition, name, _seen=None):
-    """The variable whose memory array ``name`` is: through copies, casts, in-place
-    operators (``w -= g`` updates ``w``) and phis whose incoming values all share one
-    root (a loop updating ``w`` in place); None when paths disagree."""
-    seen = set() if _seen is None else _seen
-    name = copy_root(definition, name)
-    if name in seen:
-        return None  # a loop back to a phi being resolved: adds nothing
-    seen.add(name)
-    value = definition(name)
-    if (isinstance(value, ir.Expr) and value.op == "inplace_binop"
-            and isinstance(fn.typeof(value.lhs.name), types.Array)):
-        return memory_root(fn, definition, value.lhs.name, seen)
-    if isinstance(value, ir.Expr) and value.op == "phi":
-        roots = {memory_root(fn, definition, v.name, seen)
-                 for v in value.incoming_values if isinstance(v, ir.Var)} - {None}
-        return roots.pop() if len(roots) == 1 else None
-    return name
-
-
-_returned_view = {}
-
-
-def returns_argument_view(dispatcher, argtypes):
-    """Whether an ``@njit`` function may return a view into an array argument that is not
-    the argument itself (``return y[1:]``, ``return Y[i]``, ``return y.T``)."""
-    from ..capture.typed_ir import capture, py_function_of
-    from ..ir.nodes import is_basic_index
-    key = (py_function_of(dispatcher), tuple(argtypes))
-    if key in _returned_view:
-        return _returned_view[key]
-    try:
-        fn = capture(dispatcher, argtypes)
-    except Exception:  # cannot analyse the callee: no view claimed
-        _returned_view[key] = False
-        return False
-    defs = defining_stmts(fn.func_ir.blocks)
-
-    def definition(name):
-        assigned = defs.get(name, ())
-        return assigned[0][1].value if len(assigned) == 1 else None
-
-    def views_argument(name, depth=0):
-        root = memory_root(fn, definition, name)
-        value = definition(root) if root is not None else None
-        if depth and isinstance(value, ir.Arg):
-            return isinstance(argtypes[value.index], types.Array)
-        if isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem") and (
-                fn.calltypes.get(value) is not None
-                and is_basic_index(fn.calltypes[value].args[1])
-                and isinstance(fn.typeof(root), types.Array)):
-            return views_argument(value.value.name, depth + 1)
-        if isinstance(value, ir.Expr) and value.op == "getattr" and value.attr == "T":
-            return views_argument(value.value.name, depth + 1)
-        return False
-    found = any(views_argument(b.terminator.value.name) for b in fn.func_ir.blocks.values()
-                if isinstance(b.terminator, ir.Return))
-    _returned_view[key] = found
-    return found
-
-
-def returned_view_of_call(fn, value):
-    """Whether ``value`` calls an ``@njit`` function that returns a view into one of its
-    array arguments (see ``returns_argument_view``)."""
-    return bool(_call_returns(fn, value, returns_argument_view))
-
-
-def returned_argument_of_call(fn, value):
-    """The argument variable a call of an ``@njit`` function returns (see
-    ``returned_argument``), else None."""
-    k = _call_returns(fn, value, returned_argument)
-    return value.args[k] if k is not None else None
-
-
-def returned_item_argument_of_call(fn, value, item):
-    """The argument variable that item ``item`` of the tuple a call of an ``@njit``
-    function returns is (see ``returned_item_arguments``), else None."""
-    items = _call_returns(fn, value, returned_item_arguments)
-    k = items[item] if items is not None and item < len(items) else None
-    return value.args[k] if k is not None else None
-
-
-def _call_returns(fn, value, analysis):
-    """``analysis(dispatcher, argtypes)`` of a positional call of an ``@njit`` function,
-    else None."""
-    if not (isinstance(value, ir.Expr) and value.op == "call") or value.kws or value.vararg:
-        return None
-    ftype = fn.typeof(value.func.name)
-    if not isinstance(ftype, types.Dispatcher) or value not in fn.calltypes:
-        return None
-    argtypes = tuple(types.unliteral(t) for t in fn.calltypes[value].args)
-    return analysis(ftype.dispatcher, argtypes)
-
-
-_callee_random = owned_cache("callee_random")
-
-
-def callee_draws_random(dispatcher, argtypes, _active=()):
-    """Whether an ``@njit`` function (or anything it calls) draws random numbers: calling
-    it a second time would not give the same result (cached)."""
-    import random
-    from ..capture.typed_ir import capture, py_function_of
-    key = (py_function_of(dispatcher), tuple(argtypes))
-    if key in _callee_random or key in _active:
-        return _callee_random.get(key, False)
-    fn = capture(dispatcher, argtypes)
-    found = False
-    generators = tuple(getattr(types, n) for n in (
-        "NumPyRandomGeneratorType", "NumPyRandomBitGeneratorType") if hasattr(types, n))
-    for typ in fn.typemap.values():
-        if isinstance(typ, types.Module) and typ.pymod in (np.random, random):
-            found = True
-        elif generators and isinstance(typ, generators):  # np.random.Generator methods
-            found = True
-        elif isinstance(typ, types.Function):
-            owner = getattr(typ.typing_key, "__self__", None)
-            module = getattr(typ.typing_key, "__module__", None) or ""
-            found |= (isinstance(owner, (np.random.RandomState, random.Random))
-                      or module.startswith(("numpy.random", "random")))
-    for expr, sig in fn.calltypes.items():
-        if found:
-            break
-        ftype = fn.typeof(expr.func) if getattr(expr, "op", None) == "call" else None
-        if isinstance(ftype, types.Dispatcher):
-            found = callee_draws_random(ftype.dispatcher,
-                                        tuple(types.unliteral(t) for t in sig.args),
-                                        _active + (key,))
-    _callee_random[key] = found
-    return found
-
-
-def _aliases(fn, name, defs):
-    """``name`` and every array it aliases, transitively."""
-    seen, todo = set(), [name]
-    while todo:
-        n = todo.pop()
-        if n not in seen:
-            seen.add(n)
-            todo.extend(v.name for v in array_parents(fn, n, defs))
-    return seen
-
-
 def _activate_list(act, name, blocks):
     """Mark a list that a differentiated value is put into as a carrier, back through
     the copies it was reached by to the list that was made (later copies follow)."""
@@ -524,8 +157,6 @@ def _activate_list(act, name, blocks):
 def _nondiff_results(fn):
     """Results of calls declared non-differentiable (``np.sign(x)``, ``np.floor(x)``):
     they carry no derivative, so an array result needs no shadow or tangent."""
-    from ..rules import NONDIFF, lookup
-    from .calls import callee_key
     found = set()
     for block in fn.func_ir.blocks.values():
         for stmt in block.body:
@@ -545,7 +176,6 @@ def activity(fn, active_args, carriers=()):
     """Propagate activity forward from ``active_args`` (and the variables ``carriers``)
     to a fixed point. Writing an active value into an array (directly, or through a call)
     makes the array active."""
-    from .control_only import control_only
     act = Activity(carriers=set(carriers), control_only=control_only(fn))
     blocks = fn.func_ir.blocks
     defs = defining_stmts(blocks)

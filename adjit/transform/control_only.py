@@ -14,6 +14,9 @@ import operator
 import numpy as np
 from numba.core import ir, types
 
+from ..ir.numpy_effects import numpy_writes
+from ..rules.classify import callee_key
+
 _COMPARE = (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne)
 _PURE_OPS = ("binop", "unary", "phi", "cast")
 
@@ -75,8 +78,6 @@ def _pure(fn, value):
 def _pure_callee(fn, value):
     """Calls of NumPy functions that write nothing, ``math`` and builtin functions, and
     float-returning array methods (``x.max()``)."""
-    from .calls import callee_key
-    from ..ir.numpy_effects import numpy_writes
     ftype = fn.typeof(value.func.name)
     if isinstance(ftype, types.Dispatcher):
         return False

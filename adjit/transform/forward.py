@@ -24,17 +24,13 @@ from ..capture.typed_ir import capture, is_generated, py_function_of
 from ..compile.dispatcher import generated_dispatcher
 from ..errors import UnsupportedError
 from ..ir.builder import Emitter, clone_stmt
-from .analysis import activity, is_differentiable
+from .analysis import activity
+from .tangents import differentiable_items, dot, has_tangent  # noqa: F401
 from ..ir.lists import is_float_list
 from ..ir.nodes import node_kind
 from .forward_handlers import FWD_HANDLERS
 from .reverse.forward_pass import copy_phi_inputs, is_phi, phi_exports
 from ..compile.caches import owned_cache
-
-
-def dot(name):
-    """Name of the tangent of variable ``name``."""
-    return f"{name}%dot"
 
 
 def tangent_arg_names(arg_names, active_args):
@@ -49,21 +45,6 @@ def tangent_arg_names(arg_names, active_args):
         taken.add(name)
         out[i] = name
     return out
-
-
-def differentiable_items(typ):
-    """Positions of a tuple type's items that carry tangents."""
-    return [k for k, t in enumerate(typ.types) if has_tangent(t)]
-
-
-def has_tangent(typ):
-    """Floats, float arrays and tuples holding any of these carry a tangent."""
-    typ = types.unliteral(typ)
-    if is_differentiable(typ):
-        return True
-    if isinstance(typ, types.BaseTuple):
-        return bool(differentiable_items(typ))
-    return False
 
 
 def generated_activity(fn, active_args):
@@ -83,6 +64,7 @@ class ForwardContext:
         self.blocks = fn.func_ir.blocks
         self.active_args = frozenset(active_args)
         self.generated = is_generated(fn.py_func) or fn.extra.get("generated", False)
+        self.derive_jvp = derive_jvp  # handlers derive callees through the context
         self.act = (generated_activity(fn, self.active_args) if self.generated
                     else activity(fn, self.active_args))
         self.tangent_args = tangent_arg_names(fn.arg_names, self.active_args)

@@ -9,9 +9,11 @@ import operator
 import numpy as np
 from numba.core import ir, types
 
+from ..capture.typed_ir import is_generated
 from ..ir.builder import clone_stmt, clone_value
-from .calls import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
+from ..rules.classify import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
                     positional_count, refuse_list_arguments, unsupported_detail)
+from .tangents import differentiable_items, dot as _dot, has_tangent
 from .forward_lists import fwd_build_list, fwd_list_method, fwd_list_new, fwd_list_reduction
 from .forward_tape import fwd_tape_pop, fwd_tape_push
 from .forward_elementwise import elementwise_partial, tangent_like
@@ -21,11 +23,7 @@ from ..rules.arrays import is_filled_allocation
 from ..rules.core import ZERO, FuncPartial
 from ..rules.matmul import lookup_product
 from ..runtime.guard import unwinding_call
-from .analysis import is_float, is_float_array
-
-
-def _dot(name):
-    return f"{name}%dot"
+from ..ir.value_types import is_float, is_float_array
 
 
 def emit_primal(ctx, stmt, e):
@@ -305,8 +303,6 @@ def fwd_unwinding_call(ctx, stmt, e, cls):
 def fwd_call_of(ctx, stmt, e, dispatcher, call_args, argtypes, emit_call):
     """``stmt``'s target and tangent from the jvp of ``dispatcher`` at ``call_args``,
     called by ``emit_call(jvp_dispatcher, args)``."""
-    from .forward import derive_jvp, has_tangent
-    from ..capture.typed_ir import is_generated
     npos = positional_count(dispatcher)
     if npos is not None:
         # the callee's IR takes the trailing arguments as one tuple: pack them (and their
@@ -334,7 +330,7 @@ def fwd_call_of(ctx, stmt, e, dispatcher, call_args, argtypes, emit_call):
             e.assign(ctx.zero(e, stmt.target, ctx.typeof(stmt.target.name)),
                      target=_dot(stmt.target.name))
         return
-    program = derive_jvp(dispatcher, argtypes, mask)
+    program = ctx.derive_jvp(dispatcher, argtypes, mask)
     tangents = [ctx.tangent(e, call_args[i]) for i in mask]
     dual = emit_call(program.dispatcher, call_args + tangents)
     e.item(dual, 0, target=stmt.target.name)
@@ -466,7 +462,6 @@ def fwd_allocation(ctx, stmt, e):
 
 def fwd_getitem(ctx, stmt, e):
     """fwd: ``y = a[i]`` / ``y%dot = a%dot[i]`` (arrays, views, tuples alike)."""
-    from .forward import differentiable_items
     old = emit_primal(ctx, stmt, e)
     if not ctx.active(stmt.target):
         return
@@ -493,7 +488,6 @@ def fwd_build_tuple(ctx, stmt, e):
     """fwd: ``t = (a, b)`` / ``t%dot = (a%dot, b%dot)`` over differentiable items."""
     e.stmt(clone_stmt(stmt))
     if ctx.active(stmt.target):
-        from .forward import has_tangent
         items = [ctx.tangent(e, v) for v in stmt.value.items
                  if has_tangent(ctx.typeof(v.name))]
         e.assign(e.tuple(items, hint="tantup"), target=_dot(stmt.target.name))

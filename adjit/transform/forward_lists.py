@@ -11,10 +11,7 @@ from ..ir.builder import clone_stmt, clone_value
 from ..ir.lists import (ARRAY_MAKERS, check_method, is_float_list, list_method,
                        list_reduction)
 from ..rules.lists import list_argmax, list_argmin
-
-
-def _dot(name):
-    return f"{name}%dot"
+from .tangents import dot as _dot
 
 
 def fwd_build_list(ctx, stmt, e):

@@ -6,15 +6,14 @@ from numba.core import types
 
 from ..ir.builder import clone_stmt
 from ..runtime import tape as tape_rt
-from .analysis import is_float
-from .forward_lists import _dot
+from ..ir.value_types import is_float
+from .tangents import differentiable_items, dot as _dot
 
 
 def fwd_tape_push(ctx, stmt, e):
     """fwd: ``push(rec)`` / ``push((tangents of rec's float items..., *rec))``: one push,
     tangents below the primal items (a record may end with a block id that the next
     reverse block pops on its own, so the primal items must stay on top)."""
-    from .forward import differentiable_items
     tape, rec = stmt.value.args
     typ = ctx.typeof(rec.name)
     if isinstance(typ, types.BaseTuple) and differentiable_items(typ):
@@ -44,7 +43,6 @@ def _in_layout_of(e, tangent, primal_type):
 
 def fwd_tape_pop(ctx, stmt, e):
     """fwd: ``rec = pop()`` / then pop the tangent record that lies below it."""
-    from .forward import differentiable_items
     typ = ctx.typeof(stmt.target.name)
     tape = stmt.value.args[0]
     e.stmt(clone_stmt(stmt))
@@ -60,7 +58,6 @@ def tangent_type(typ, depth=0):
     array item of a record keeps its primal's type (the push converts the tangent to that
     layout: ``_in_layout_of``); an array inside a nested tuple, which the push does not
     convert, is read by its strides (layout 'A')."""
-    from .forward import differentiable_items
     typ = types.unliteral(typ)
     if isinstance(typ, types.BaseTuple):
         return types.Tuple([tangent_type(typ.types[k], depth + 1)

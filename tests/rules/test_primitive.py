@@ -14,7 +14,7 @@ import adjit
 from adjit.rules.core import NONDIFF, defderiv, lookup, nondiff
 from adjit.rules.primitive import PRIMITIVES, Effects, Primitive
 from adjit.testing import check_grad, check_hvp, check_jvp
-from adjit.transform.calls import CALL_KINDS
+from adjit.rules.classify import CALL_KINDS
 
 FAMILIES = ("scalar", "linear", "reduction", "allocation", "array_op", "kernel",
             "composite", "matmul")
@@ -86,7 +86,7 @@ A33 = np.array([[1.0, 0.2, 0.1], [0.3, 1.4, -0.2], [0.0, 0.5, 0.9]])
 
 def test_classify_call_hands_both_modes_the_registered_primitive():
     from adjit.capture.typed_ir import capture
-    from adjit.transform.calls import classify_call
+    from adjit.rules.classify import classify_call
     from numba.core import ir
     fn = capture(_mixed, (numba.typeof(X3), numba.typeof(A33)))
     found = {}

@@ -448,7 +448,7 @@ def _forwards_write(a, b):
 
 def test_callee_write_analysis():
     from numba import types
-    from adjit.transform.analysis import callee_writes
+    from adjit.capture.effects import callee_writes
     vec = types.float64[::1]
     assert callee_writes(_weighted_sines, (vec, types.float64)) == frozenset()
     assert callee_writes(_scale_in_place, (vec, types.float64)) == {0}

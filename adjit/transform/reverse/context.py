@@ -15,7 +15,9 @@ import numpy as np
 from numba.core import ir, types
 
 from ...errors import UnsupportedError
-from ..analysis import CFG, activity, defining_stmts, is_float, is_float_array, is_scalar
+from ..analysis import CFG, activity
+from ...ir.value_types import is_float, is_float_array, is_scalar
+from ...ir.nodes import defining_stmts
 from .shadows import (Shadows, counter, is_basic_index, local_shadow,  # noqa: F401
                       shadow_arg, shape_of)
 

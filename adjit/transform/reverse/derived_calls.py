@@ -14,9 +14,9 @@ import numpy as np
 from numba.core import ir, types
 
 from ...compile.dispatcher import is_derivative
-from ..analysis import (call_writes, is_differentiable, is_float, is_float_array,
-                        returned_argument_of_call, returned_view_of_call)
-from ..calls import positional_count
+from ...capture.effects import call_writes, returned_argument_of_call, returned_view_of_call
+from ...ir.value_types import is_differentiable, is_float, is_float_array
+from ...rules.classify import positional_count
 from .context import TAPE, bar, bar_item, shadow_arg
 from .shadows import empty_array
 

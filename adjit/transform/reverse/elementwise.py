@@ -13,7 +13,7 @@ from numba.core import types
 from ...rules import NONDIFF, lookup
 from ...rules.core import ZERO
 from ...rules.elementwise import elementwise_update, reads_ans, reads_operand
-from ..calls import COMPARE, elementwise_parts
+from ...rules.classify import COMPARE, elementwise_parts
 
 
 def rev_elementwise(ctx, stmt, e):

@@ -21,7 +21,7 @@ from numba.core import ir
 
 from ...ir.builder import Emitter, clone_stmt, clone_value
 from ...runtime import tape_depth, tape_push, tape_set_depth
-from ..calls import positional_count
+from ...rules.classify import positional_count
 from .context import TAPE, counter
 from .stmt_info import NOTHING
 

@@ -24,8 +24,8 @@ from ...rules.arrays import (is_filled_allocation, add_indexed, add_nonzero_at, 
                              lookup_array, restore_selection, sum_indexed, sum_selection,
                              zero_selection)
 from ...rules.core import ZERO
-from ..analysis import is_differentiable, is_float
-from ..calls import (array_op_site, call_name, classify_call, refuse_list_arguments,
+from ...ir.value_types import is_differentiable, is_float
+from ...rules.classify import (array_op_site, call_name, classify_call, refuse_list_arguments,
                      unsupported_detail)
 from ...ir.lists import is_float_list
 from .context import bar, bar_item

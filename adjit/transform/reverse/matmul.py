@@ -8,7 +8,7 @@ readable ``A`` and ``B``. The reverse adds ``C%shadow @ B.T`` into ``A``'s shado
 ``A.T @ C%shadow`` into ``B``'s, or the Kronecker contractions (``rules/matmul.py``).
 """
 from ...rules.matmul import lookup_product
-from ..calls import matmul_parts
+from ...rules.classify import matmul_parts
 
 
 def rev_matmul(ctx, stmt, e):

@@ -19,7 +19,8 @@ from numba.core import ir, types
 
 from ...errors import UnsupportedError
 from ...ir.builder import Emitter, clone_value
-from ..analysis import is_float, is_float_array, is_scalar, operands
+from ..analysis import operands
+from ...ir.value_types import is_float, is_float_array, is_scalar
 from .lists import start_shadows as start_list_shadows
 from .context import (TAPE, YBAR, bar, bar_item, is_basic_index, local_shadow, shadow_arg,
                       shape_of, zero_of)

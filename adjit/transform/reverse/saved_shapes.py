@@ -8,7 +8,7 @@ reads it (``ir/dead_code``).
 """
 from numba.core import ir, types
 
-from ..calls import elementwise_parts
+from ...rules.classify import elementwise_parts
 
 
 def shape_of(name):

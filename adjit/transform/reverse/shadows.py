@@ -30,10 +30,11 @@ from ...ir.nodes import copy_root, is_basic_index
 from ...ir.lists import ARRAY_MAKERS, list_reduction
 
 from ...rules.arrays import fresh_shadow, lookup_allocation
-from ..analysis import call_writes, callee_draws_random, is_float_array, returned_view_of_call
+from ...capture.effects import call_writes, callee_draws_random, returned_view_of_call
+from ...ir.value_types import is_float_array
 from .saved_shapes import SavedShapes, shape_of  # noqa: F401 (shape_of: re-exported)
 from .tuple_items import TupleItems
-from ..calls import (array_op_site, call_name, classify_call, elementwise_parts,
+from ...rules.classify import (array_op_site, call_name, classify_call, elementwise_parts,
                      emit_array_op, has_rule, matmul_parts, unsupported_detail)
 
 

@@ -11,7 +11,8 @@ An array item of a tuple is an array variable of its own once it is read out
 import numpy as np
 from numba.core import ir, types
 
-from ..analysis import is_float_array, returned_argument_of_call, returned_item_argument_of_call
+from ...capture.effects import returned_argument_of_call, returned_item_argument_of_call
+from ...ir.value_types import is_float_array
 
 
 class TupleItems:

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 from numba.core import ir, types
 
-from ..rules import NONDIFF, lookup
-from ..rules.core import adjoint_product
-from ..rules.matmul import lookup_product
-from ..rules.primitive import PRIMITIVES
-from ..rules.registry import classify_array_call
+from ..ir.value_types import is_float_array
+from ..runtime import tape as tape_rt
 from ..runtime.guard import unwinding_call
-from .analysis import is_float_array
+from .arrays import ANY_RANK, lookup_array
+from .core import NONDIFF, adjoint_product, lookup
+from .matmul import ACCUMULATING_BILINEAR, lookup_product
+from .primitive import PRIMITIVES
+from .registry import classify_array_call
 from ..ir.nodes import single_definition
 from ..ir.lists import (display_name, list_arguments, list_method, list_reduction,
                         new_list_call)
@@ -263,7 +264,6 @@ def unsupported_detail(fn, expr, cls):
 def _unhandled_ranks(fn, cls):
     """``(ranks handled, array type)`` when ``cls`` is refused for an array argument's
     rank: beyond the reduction rule's ranks, or 4-D and up for elementwise operations."""
-    from ..rules.arrays import ANY_RANK, lookup_array
     rule = lookup_array(cls.key)
     handled = rule.ndims if rule is not None else ANY_RANK
     for a in cls.args:
@@ -337,8 +337,6 @@ def _rule_class(fn, key, args):
 def _structural_kind(fn, expr, key):
     """List operations, and adjit's own runtime and shadow-update helpers (calls in a
     derivative that is differentiated again), by identity."""
-    from ..rules.matmul import ACCUMULATING_BILINEAR
-    from ..runtime import tape as tape_rt
     if list_method(fn, expr) is not None:
         return "list_method"
     if new_list_call(fn, expr):

@@ -41,14 +41,29 @@ the same helpers adjit's own NumPy rules use (both modes ask the same registry):
 - ``defkernel([f], kernel)``: ``f`` acts elementwise by the scalar ``@njit`` ``kernel``
   (``np.where``, ``np.clip``); adjit loops over the kernel and derives it.
 
+Functions from arrays to a float (reductions) take the shapes of ``adjit/rules/arrays.py``:
+
+- ``defelementwise([f], *partials)``: ``f(a[, b])`` whose derivative with respect to each
+  element depends on that element only: ``partial(g, ans, n, a_i[, b_i])``, linear in
+  the adjoint ``g`` (``ans`` is the result, ``n`` the size): ``np.sum`` is
+  ``lambda g, ans, n, a: g``.
+- ``defarrayvjp([f], updates, tangents)``: whole functions, one per argument:
+  ``update(g, ans, *args, shadow)`` adds the adjoint into the shadow and
+  ``tangent(ans, *args, da) -> float`` gives forward mode's term.
+
+Every shape registers a ``Primitive`` in the one registry (``adjit/rules/primitive.py``),
+which reverse mode, forward mode and forward-over-reverse all ask through the same
+classifier; registering replaces the earlier rule of the same shape family for ``f``.
+
 Check every rule with ``adjit.testing.check_grad``, ``check_jvp`` and ``check_hvp`` on its
 own domain. ``defderiv`` rules apply to scalar primitives; a call with array arguments
 needs a derived rule, an array rule, or raises ``UnsupportedError``.
 """
 from .rules.core import (MINUS_ONE, ONE, ZERO, arg, defderiv, defderivs, deflinear, lookup,
                          nondiff)
+from .rules.arrays import defarrayvjp, defelementwise
 from .rules.registry import defbilinear, defkernel, deflinear_array, defnonlinear, defview
 
 __all__ = ["defderiv", "defderivs", "deflinear", "nondiff", "lookup", "ONE", "MINUS_ONE",
            "ZERO", "arg", "defview", "deflinear_array", "defbilinear", "defnonlinear",
-           "defkernel"]
+           "defkernel", "defelementwise", "defarrayvjp"]

@@ -7,7 +7,7 @@ import pytest
 
 import adjit
 from adjit.extend import ONE, defderiv, nondiff
-from adjit.testing import check_grad, check_jvp
+from adjit.testing import check_grad, check_hvp, check_jvp
 
 
 @numba.njit
@@ -99,3 +99,46 @@ def test_user_array_rule_is_used_in_both_modes():
     t = np.array([1.0, 0.0, -1.0])
     _, tan = adjit.jvp(array_rule_user)(x, t)
     assert tan == pytest.approx(np.sum(2.0 * t * x + 2.0 * x * t))
+
+
+@numba.njit
+def weighted_energy(a, w):
+    total = 0.0
+    for i in range(a.shape[0]):
+        total += w[i] * a[i] ** 2
+    return 0.5 * total
+
+
+def energy_user(x, w):
+    return weighted_energy(np.sin(x), w) * x[0]
+
+
+def test_user_reduction_rule_in_every_mode():
+    """``defelementwise`` on a user's @njit reduction: the registered partials, not the
+    function's body, are used in every mode. The partial for ``a`` is deliberately 3/2 of
+    the true one; the expected values use the same factor, so a mode that derived the body
+    instead of using the rule fails."""
+    from adjit.extend import defelementwise
+    from adjit.rules.primitive import PRIMITIVES
+    x = np.array([0.3, -0.8, 1.1])
+    w = np.array([1.0, 2.0, 0.5])
+    defelementwise([weighted_energy], lambda g, ans, n, a, w: 1.5 * g * w * a,
+                   lambda g, ans, n, a, w: 0.5 * g * a * a)
+    try:
+        e = weighted_energy(np.sin(x), w)
+        dadx = 1.5 * w * np.sin(x) * np.cos(x)       # the rule's (scaled) gradient in x
+        expected = dadx * x[0]
+        expected[0] += e
+        assert np.allclose(adjit.grad(energy_user)(x, w), expected, rtol=1e-12)
+        t = np.array([1.0, -0.5, 0.25])
+        _, tan = adjit.jvp(energy_user)(x, w, t, np.zeros(3))
+        assert tan == pytest.approx(expected @ t, rel=1e-12)
+        # forward-over-reverse differentiates the rule's update helper; with the true
+        # partials registered (a scaled rule makes no consistent Hessian), it matches
+        # finite differences of the gradient
+        defelementwise([weighted_energy], lambda g, ans, n, a, w: g * w * a,
+                       lambda g, ans, n, a, w: 0.5 * g * a * a)
+        check_grad(energy_user, x, w, argnums=(0, 1))
+        check_hvp(energy_user, x, w, argnums=(0, 1))
+    finally:
+        PRIMITIVES.remove(weighted_energy, "reduction")

@@ -284,6 +284,13 @@ def lookup_composite(func):
     return PRIMITIVES.get(func, "composite")
 
 
+def helper_plans():
+    """``{function: {rank: helper}}`` of every composite computed by a helper (the
+    coverage tests read it)."""
+    found = {key: lookup_composite(key) for key in PRIMITIVES.keys("composite")}
+    return {key: c.plan for key, c in found.items() if c.shape == "helper"}
+
+
 def defcomposite(func, helper, ranks=(1, 2, 3)):
     """Compute NumPy's ``func`` by the ``@njit`` ``helper`` when argument 0 has one of
     ``ranks`` (0: a scalar). The helper takes NumPy's parameters in NumPy's order, and

@@ -26,7 +26,7 @@ from ..errors import UnsupportedError
 from ..ir.builder import Emitter, clone_stmt
 from .analysis import activity
 from .tangents import differentiable_items, dot, has_tangent  # noqa: F401
-from ..ir.lists import is_float_list
+from ..ir.lists import display_name, is_float_list
 from ..ir.nodes import node_kind
 from .forward_handlers import FWD_HANDLERS
 from .reverse.forward_pass import copy_phi_inputs, is_phi, phi_exports
@@ -115,6 +115,20 @@ class ForwardContext:
         e.assign(value, target=dot(target.name))
 
 
+def check_tangent_assigned(ctx, stmt, emitted):
+    """The post-condition of every forward handler: an assignment to an active variable
+    assigns its tangent too. A handler that forgot a case would otherwise leave the
+    tangent undefined, or a stale one from an earlier iteration: a wrong number."""
+    if not (isinstance(stmt, ir.Assign) and ctx.active(stmt.target)):
+        return
+    name = dot(stmt.target.name)
+    if any(isinstance(s, ir.Assign) and s.target.name == name for s in emitted):
+        return
+    raise ctx.unsupported(f"the value assigned to {display_name(stmt.target.name)}", stmt.loc,
+                          "adjit's forward rule for it gave no tangent (an adjit bug: "
+                          "please report it); computing the value another way may avoid it")
+
+
 def build_jvp_blocks(ctx, arg_names):
     """The JVP blocks: primal statements each followed by their tangent statements."""
     blocks = {}
@@ -143,7 +157,9 @@ def build_jvp_blocks(ctx, arg_names):
                                           str(stmt))
                 e.stmt(clone_stmt(stmt))
                 continue
+            start = len(block.body)
             handler(ctx, stmt, e)
+            check_tangent_assigned(ctx, stmt, block.body[start:])
         e.loc = primal.terminator.loc
         pairs = []
         for target, value in exports.get(label, ()):

@@ -548,3 +548,4 @@ def reads_array_values(ctx, stmt, name):
     if isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem"):
         return isinstance(ctx.typeof(stmt.target.name), types.Array)
     return True
+

@@ -116,7 +116,7 @@ def test_jvp_bilinear_array_products():
     check_jvp(small_mlp, rng.standard_normal((3, 4)), rng.standard_normal((4, 5)),
               rng.standard_normal((3, 2)), rng.standard_normal((5, 2)))
     check_jvp(kron_sum, rng.standard_normal((2, 2)), rng.standard_normal((3, 3)))
-    # both factors varying: one fused helper (rules/matmul.FUSED_TANGENTS), any shapes
+    # both factors varying: one fused helper (the MatrixProduct rule's forward helper, rules/matmul.py), any shapes
     check_jvp(kron_sum, rng.standard_normal((2, 3)), rng.standard_normal((4, 1)))
     check_jvp(kron_sum, rng.standard_normal(3), rng.standard_normal(4))
     check_jvp(small_mlp, np.asfortranarray(rng.standard_normal((3, 4))),

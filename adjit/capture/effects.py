@@ -55,9 +55,6 @@ def array_parents(fn, name, defs):
     return []
 
 
-_PURE_PRODUCTS = (np.kron, np.outer)  # new arrays from their arguments, which they only read
-
-
 # builtins that only read the arrays they are given (iterators over them, sizes, copies)
 _PURE_BUILTINS = (enumerate, zip, range, len, iter, reversed, sorted, min, max, sum, print)
 
@@ -89,7 +86,7 @@ def call_writes(fn, expr):
         except Exception:  # cannot analyse the callee: assume the worst
             return arrays
     pure = ((cls.primitive is not None and cls.primitive.effects().pure)
-            or key in _PURE_PRODUCTS or _is_pure_builtin(key)
+            or _is_pure_builtin(key)
             or _returns_new_array(key, expr)
             or (isinstance(key, np.ufunc) and len(expr.args) == key.nin))
     if pure and not expr.kws:

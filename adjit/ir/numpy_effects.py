@@ -1,5 +1,5 @@
 """Which arguments a NumPy module function writes, for the write analysis
-(``analysis.call_writes``): NumPy functions only read their inputs, apart from an ``out``
+(``capture/effects.call_writes``): NumPy functions only read their inputs, apart from an ``out``
 argument and a few functions that fill or permute their first argument in place."""
 import inspect
 

@@ -134,7 +134,7 @@ ACCUMULATING_BILINEAR = (update_a, update_b, kron_update_a, kron_update_b)
 
 # -- forward mode: both factors varying -------------------------------------------------
 # ``C%dot = dA @ B + A @ dB`` as two products and an addition makes three arrays; these
-# helpers make one. ``FUSED_TANGENTS`` maps a bilinear primitive to its helper
+# helpers make one: a ``MatrixProduct``'s ``forward`` is its helper
 # ``tangent(a, da, b, db)``, which forward mode calls when both factors have tangents.
 
 def product_tangent_impl(a, da, b, db):

@@ -44,6 +44,19 @@ def const_type(value):
     return None
 
 
+def default_value(name, default, loc):
+    """``(IR value, Numba type)`` that stands for an omitted default, or None when adjit
+    does not materialise it. Numbers, bools and None become constants; a NumPy array
+    (``def f(x, w=WEIGHTS)``) becomes a global, typed read-only as Numba types global
+    arrays."""
+    typ = const_type(default)
+    if typ is not None:
+        return ir.Const(default, loc), typ
+    if isinstance(default, np.ndarray) and default.dtype.kind in "biuf":
+        return ir.Global(name, default, loc), numba.typeof(default).copy(readonly=True)
+    return None
+
+
 def single_definitions(fn):
     """Map name -> assigned value for the variables assigned exactly once: only those can
     be looked through (a tuple rebuilt in a loop is not the one built before it)."""
@@ -260,11 +273,13 @@ class BindCallArguments:
             var = slots[i]
             if var is None:
                 default = params[i].default
-                typ = const_type(default)
-                if default is inspect.Parameter.empty or typ is None:
+                found = (None if default is inspect.Parameter.empty
+                         else default_value(params[i].name, default, stmt.loc))
+                if found is None:
                     return []
+                value, typ = found
                 var = ir.Var(block.scope, fresh_name(f"${params[i].name}"), stmt.loc)
-                consts.append((ir.Assign(ir.Const(default, stmt.loc), var, stmt.loc), typ))
+                consts.append((ir.Assign(value, var, stmt.loc), typ))
                 argtypes.append(typ)
             elif retype is None and i < len(sig.args) and not isinstance(
                     sig.args[i], types.Omitted):

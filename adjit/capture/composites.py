@@ -15,7 +15,7 @@ from numba.core import ir, types
 from numba.core.registry import cpu_target
 
 from ..ir.builder import fresh_name
-from .call_binding import const_type
+from .call_binding import default_value
 from ..ir.nodes import global_values
 from ..rules.composites import lookup_composite
 
@@ -158,13 +158,13 @@ class CompositesToHelpers:
             return
         params = list(inspect.signature(helper.py_func).parameters.values())
         for param in params[len(args):]:
-            typ = const_type(param.default)
-            if param.default is param.empty or typ is None:
+            found = (None if param.default is param.empty
+                     else default_value(param.name, param.default, stmt.loc))
+            if found is None:
                 return
             var = ir.Var(block.scope, fresh_name(f"${param.name}"), stmt.loc)
-            fn.typemap[var.name] = typ
-            block.body.insert(block.body.index(stmt),
-                              ir.Assign(ir.Const(param.default, stmt.loc), var, stmt.loc))
+            fn.typemap[var.name] = found[1]
+            block.body.insert(block.body.index(stmt), ir.Assign(found[0], var, stmt.loc))
             args.append(var)
         found = _insert_call(fn, block, stmt, helper, args)
         if found is None or found[1].return_type != fn.typeof(stmt.target.name):

@@ -58,6 +58,19 @@ def fwd_copy(ctx, stmt, e):
         e.assign(_tan(ctx, e, old, src), target=_dot(stmt.target.name))
 
 
+def fwd_exhaust_iter(ctx, stmt, e):
+    """fwd: ``t = exhaust_iter(v, n)`` (``a, b, c = v``) / ``t%dot = exhaust_iter(v%dot,
+    n)`` when ``v`` is an array (its tangent is an array, unpacked the same way); a
+    tuple's tangent is already a tuple."""
+    src = stmt.value.value
+    if not isinstance(ctx.typeof(src.name), types.Array):
+        return fwd_copy(ctx, stmt, e)
+    old = emit_primal(ctx, stmt, e)
+    if ctx.active(stmt.target):
+        unpacked = ir.Expr.exhaust_iter(_tan(ctx, e, old, src), stmt.value.count, stmt.loc)
+        e.assign(unpacked, target=_dot(stmt.target.name))
+
+
 def fwd_arg(ctx, stmt, e):
     """fwd: ``x = arg(i)``: ``x%dot`` is the tangent argument of x (0 if inactive, and
     zeros for an undifferentiated array the function writes into)."""
@@ -529,7 +542,7 @@ FWD_HANDLERS = {
     "freevar": fwd_constant,
     "var": fwd_copy,
     "cast": fwd_copy,
-    "exhaust_iter": fwd_copy,
+    "exhaust_iter": fwd_exhaust_iter,
     "binop": fwd_binop,
     "inplace_binop": fwd_inplace_binop,
     "unary": fwd_unary,

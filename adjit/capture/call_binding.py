@@ -15,6 +15,7 @@ import operator
 import numba
 import numpy as np
 from numba.core import ir, types
+from numba.core.dispatcher import Dispatcher
 from numba.core.registry import cpu_target
 
 from ..ir.builder import fresh_name
@@ -46,14 +47,19 @@ def const_type(value):
 
 def default_value(name, default, loc):
     """``(IR value, Numba type)`` that stands for an omitted default, or None when adjit
-    does not materialise it. Numbers, bools and None become constants; a NumPy array
-    (``def f(x, w=WEIGHTS)``) becomes a global, typed read-only as Numba types global
-    arrays."""
+    does not materialise it. Numbers, bools, None and tuples of them (``args=()``)
+    become constants; a NumPy array (``def f(x, w=WEIGHTS)``) becomes a global, typed
+    read-only as Numba types global arrays; an ``@njit`` function
+    (``def calc(u, func=update)``) becomes a global of its dispatcher type."""
     typ = const_type(default)
     if typ is not None:
         return ir.Const(default, loc), typ
+    if isinstance(default, tuple) and all(const_type(v) is not None for v in default):
+        return ir.Const(default, loc), numba.typeof(default)
     if isinstance(default, np.ndarray) and default.dtype.kind in "biuf":
         return ir.Global(name, default, loc), numba.typeof(default).copy(readonly=True)
+    if isinstance(default, Dispatcher):
+        return ir.Global(name, default, loc), numba.typeof(default)
     return None
 
 

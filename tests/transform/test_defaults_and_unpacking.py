@@ -1,6 +1,7 @@
-"""Two idioms of real Numba code: a helper whose omitted default is a module-level NumPy
-array (``def wsum(x, w=WEIGHTS)``), and unpacking a float array into scalars
-(``a, b, c = params``, as arch's recursions do). Both in every mode, against finite
+"""Idioms of real Numba code: a helper whose omitted default is a module-level NumPy
+array (``def wsum(x, w=WEIGHTS)``), an ``@njit`` function or a tuple
+(``def calc(u, func=update, tag=(0, 1))``), and unpacking a float array into scalars
+(``a, b, c = params``, as arch's recursions do). All in every mode, against finite
 differences."""
 import numba
 import numpy as np
@@ -37,10 +38,29 @@ def unpacked_recursion(params, y):
     return 0.5 * total
 
 
+@numba.njit
+def square_in_place(u, c):
+    u[:] = c * u * u
+
+
+@numba.njit
+def iterate(u0, n=2, func=square_in_place, c=1.5, tag=(0, 1)):
+    """laplace-style driver: an @njit function and a tuple as defaults."""
+    u = u0.copy()
+    for _ in range(n + tag[0]):
+        func(u, c)
+    return u
+
+
+def with_function_default(x):
+    return np.sum(iterate(x) * np.array([1.0, 2.0, 3.0]))
+
+
 X = np.array([0.3, -0.4, 0.9])
 PARAMS = np.array([0.1, 0.15, 0.7])
 Y = np.array([0.2, -0.5, 0.3, 0.8, -0.1])
-CASES = [(with_array_defaults, (X,)), (unpacked_recursion, (PARAMS, Y))]
+CASES = [(with_array_defaults, (X,)), (unpacked_recursion, (PARAMS, Y)),
+         (with_function_default, (X,))]
 
 
 @pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])
@@ -57,3 +77,10 @@ def test_array_default_closed_form():
     expected = (2.0 * 2.0 * WEIGHTS * np.sin(x) * np.cos(x) + 0.5 * 2.0 * WEIGHTS * x)
     expected[:2] += (KERNEL + KERNEL.T) @ x[:2]
     np.testing.assert_allclose(adjit.grad(with_array_defaults)(x), expected, rtol=1e-12)
+
+
+def test_function_default_closed_form():
+    import adjit
+    # two squarings with c = 1.5: u -> 1.5 u^2 -> 3.375 u^4
+    np.testing.assert_allclose(adjit.grad(with_function_default)(X),
+                               13.5 * X ** 3 * np.array([1.0, 2.0, 3.0]), rtol=1e-12)

@@ -229,14 +229,10 @@ def adjoint_product(g, d):
     from a point where a discarded branch is not differentiable (``atan2(0 * u, 0.0)``).
     Both modes emit every ``g * d`` through it; forward mode differentiates it by the
     product rule with the same guard (``classify_call`` kind ``adjoint_product``)."""
-    # the guard changes nothing unless the product is NaN (0 * inf, or a NaN factor),
-    # so only a NaN takes it: one compare on the chain of a reverse sweep instead of two
-    # selects, which made a forward-over-reverse chain 5x slower (large_single_block).
-    # (An exactly zero result may differ in the sign of its zero; it compares equal.)
+    # branch-free (LLVM selects): a chain of these in a reverse sweep keeps pipelining
     product = g * d
-    if product != product:  # NaN: only then can a zero factor's guard change the result
-        if d == 0.0:
-            product = d
-        if g == 0.0:
-            product = g
+    if d == 0.0:
+        product = d
+    if g == 0.0:
+        product = g
     return product

@@ -52,6 +52,19 @@ def iterate(u0, n=2, func=square_in_place, c=1.5, tag=(0, 1)):
     return u
 
 
+@numba.njit
+def iterate_star(u0, n=2, func=square_in_place, args=(1.5,)):
+    """laplace_test's driver: ``func(u, *args)`` with ``args`` a defaulted tuple."""
+    u = u0.copy()
+    for _ in range(n):
+        func(u, *args)
+    return u
+
+
+def with_star_arguments(x):
+    return np.sum(iterate_star(x) * np.array([1.0, 2.0, 3.0]))
+
+
 def with_function_default(x):
     return np.sum(iterate(x) * np.array([1.0, 2.0, 3.0]))
 
@@ -60,7 +73,7 @@ X = np.array([0.3, -0.4, 0.9])
 PARAMS = np.array([0.1, 0.15, 0.7])
 Y = np.array([0.2, -0.5, 0.3, 0.8, -0.1])
 CASES = [(with_array_defaults, (X,)), (unpacked_recursion, (PARAMS, Y)),
-         (with_function_default, (X,))]
+         (with_function_default, (X,)), (with_star_arguments, (X,))]
 
 
 @pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])

@@ -139,7 +139,7 @@ def callee_writes(dispatcher, argtypes, _active=()):
             elif isinstance(value, ir.Expr) and value.op == "inplace_binop":
                 targets = [value.lhs] if isinstance(fn.typeof(value.lhs), types.Array) else []
             elif isinstance(value, ir.Expr) and value.op == "call":
-                if value.vararg is not None or value.kws:
+                if value.vararg is not None:
                     # ``func(u, *args)``: the callee's parameters do not line up with
                     # the call's arguments; assume it writes every array it is given
                     targets = [a for a in value.args if isinstance(fn.typeof(a), types.Array)]

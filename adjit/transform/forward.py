@@ -25,7 +25,7 @@ from ..compile.dispatcher import generated_dispatcher
 from ..errors import UnsupportedError
 from ..ir.builder import Emitter, clone_stmt
 from .analysis import activity
-from .tangents import differentiable_items, dot, has_tangent  # noqa: F401
+from .tangents import differentiable_items, dot, has_tangent
 from ..ir.lists import display_name, is_float_list
 from ..ir.nodes import node_kind
 from .forward_handlers import FWD_HANDLERS

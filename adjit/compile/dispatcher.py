@@ -19,6 +19,7 @@ from ..errors import AdjitError, UnsupportedError, first_reason
 from ..ir.checks import after_rewrite
 from ..runtime import truncate_current
 from .caches import track_dispatcher
+from .inline_library import UseInlineOnlyLibrary
 from .timing import note_llvm, phase
 
 
@@ -114,6 +115,8 @@ class GeneratedPipeline(CompilerBase):
         pm.add_pass(typed_passes.InlineOverloads, "inline overloaded functions")
         # no NopythonRewrites: its array-expression fusion builds Python functions whose
         # parameters are IR variable names, and generated names contain '%' on purpose
+        if getattr(self.state.func_id.func, "_adjit_internal", False):
+            pm.add_pass(UseInlineOnlyLibrary, "adjit: inline-only code library")
         lowering = DefaultPassBuilder.define_nopython_lowering_pipeline(self.state)
         for pass_cls, desc in lowering.passes:
             pm.add_pass(pass_cls, desc)
@@ -228,6 +231,7 @@ def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None
     ``plain`` function computes a primal (see ``is_derivative``)."""
     stub = make_stub(name, arg_names, builder, defaults)
     stub._adjit_plain = plain
+    stub._adjit_internal = internal
     # nsz (no signed zeros) is the one fast-math flag: it lets LLVM drop the ``+ 0.0`` of
     # adjoints accumulated from zero and of zero tangents; only the sign of a zero result
     # can differ from strict IEEE. No reassociation, NaNs and infinities are kept.
@@ -237,6 +241,7 @@ def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None
         # constants (grad's seed ybar = 1.0) and loses the call; LLVM's cost model would
         # keep the larger reverse passes out of line
         options["no_cpython_wrapper"] = True
+        options["no_cfunc_wrapper"] = True
         options["forceinline"] = True
     cls = GeneratedDispatcher if internal else TransformDispatcher
     dispatcher = cls(stub, locals={}, targetoptions=options, pipeline_class=GeneratedPipeline)

@@ -20,8 +20,13 @@ import dis
 import threading
 from dataclasses import dataclass
 
-import numba
+import operator
 
+from numba.core import types
+from numba.core.typing import signature
+from numba.extending import intrinsic
+
+from ..compile.inline_library import internal_jit
 from ..errors import ArgumentError
 from .primitive import PRIMITIVES, Effects, Primitive
 
@@ -77,7 +82,7 @@ class FuncPartial:
             if self._jit is None:
                 # IEEE semantics, as the primal's math functions have: a partial that
                 # divides by zero gives inf (d sqrt(0) = inf), never ZeroDivisionError
-                self._jit = numba.njit(self.func, error_model="numpy")
+                self._jit = internal_jit(self.func, error_model="numpy")
             return self._jit
 
     def __repr__(self):
@@ -220,19 +225,38 @@ def lookup(prim):
 NONDIFF = Rule("nondiff", ())
 
 
-@numba.njit(error_model="numpy")
-def adjoint_product(g, d):
+@intrinsic
+def adjoint_product(typingctx, g, d):
     """``g * d`` for a seed ``g`` (an adjoint, or a tangent) and a partial ``d``, except
     that a zero factor contributes nothing. A value that does not reach the output (its
     adjoint is 0), or whose tangent is exactly 0, must not turn an infinite or NaN partial
     into a NaN derivative (0 * inf); nor may a zero partial pass on a NaN seed that came
     from a point where a discarded branch is not differentiable (``atan2(0 * u, 0.0)``).
     Both modes emit every ``g * d`` through it; forward mode differentiates it by the
-    product rule with the same guard (``classify_call`` kind ``adjoint_product``)."""
-    # branch-free (LLVM selects): a chain of these in a reverse sweep keeps pipelining
-    product = g * d
-    if d == 0.0:
-        product = d
-    if g == 0.0:
-        product = g
-    return product
+    product rule with the same guard (``classify_call`` kind ``adjoint_product``).
+
+    An intrinsic, not a jitted function: it is emitted in place as one multiply and two
+    selects (branch-free, so a chain of them in a reverse sweep keeps pipelining), and
+    costs no compilation of its own. It computes what ``product = g * d; if d == 0:
+    product = d; if g == 0: product = g`` computes, in the type of ``g * d``."""
+    scalars = (types.Number, types.Boolean)
+    if not (isinstance(g, scalars) and isinstance(d, scalars)):
+        return None
+    mul_sig = typingctx.resolve_function_type(operator.mul, (g, d), {})
+    if mul_sig is None:
+        return None
+    result = mul_sig.return_type
+
+    def codegen(context, builder, sig, args):
+        """mul in the promoted type, then select the zero factor over the product."""
+        g_val, d_val = (context.cast(builder, v, t, a)
+                        for v, t, a in zip(args, sig.args, mul_sig.args))
+        product = context.get_function(operator.mul, mul_sig)(builder, [g_val, d_val])
+        eq = context.get_function(operator.eq, signature(types.boolean, result, result))
+        zero = context.get_constant_generic(builder, result, 0)
+        for value, typ in ((args[1], sig.args[1]), (args[0], sig.args[0])):
+            value = context.cast(builder, value, typ, result)
+            product = builder.select(eq(builder, [value, zero]), value, product)
+        return product
+
+    return signature(result, g, d), codegen

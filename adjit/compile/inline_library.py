@@ -1,0 +1,102 @@
+"""A code library for functions that only ever run inlined into another compiled function.
+
+Numba finalises every function it compiles on its own: function passes, the full -O3
+module pipeline, then machine code in the JIT engine. adjit's internal functions (forward
+and reverse passes, rule helpers) are never called from Python. They are
+``forceinline``d into the transform that calls them, whose own finalisation links their
+LLVM IR in and optimises the whole again. Optimising and code-generating each of them
+first is work thrown away, and it was most of the compile time of a first gradient.
+
+``InlineOnlyLibrary`` keeps a function's IR as lowered: no optimisation and no machine
+code. Only its environment global reaches the JIT engine, because Numba stores the
+function's environment pointer there after compiling it. Such a function has no native
+entry point, so its dispatcher must never be called from Python (``internal`` generated
+dispatchers refuse such calls).
+"""
+from llvmlite import binding as ll
+from llvmlite import ir as llvmir
+from numba.core import cgutils
+from numba.core.codegen import JITCodeLibrary
+from numba.core.compiler import Compiler, DefaultPassBuilder
+from numba.core.compiler_machinery import FunctionPass, register_pass
+from numba.core.registry import CPUDispatcher
+from numba.core.typed_passes import NopythonTypeInference
+
+from ..errors import AdjitError
+
+
+class InlineOnlyLibrary(JITCodeLibrary):
+    """A JIT code library whose code is only linked into callers, never run by itself."""
+
+    def add_llvm_module(self, ll_module):
+        """Link the lowered module in unoptimised: the caller's finalisation optimises it."""
+        self._final_module.link_in(ll_module)
+
+    def _optimize_final_module(self):
+        """No module passes: the caller runs them over the linked whole."""
+
+    def _finalize_final_module(self):
+        """Give the engine only the environment globals (Numba writes the function's
+        environment there); emit no machine code."""
+        self._finalize_dynamic_globals()
+        self._verify_declare_only_symbols()
+        env_names = [gv.name for gv in self._final_module.global_variables
+                     if gv.name.startswith("_ZN08NumbaEnv")]
+        if env_names:
+            module = self._codegen._create_empty_module(self.name + ".env")
+            for name in env_names:
+                gv = llvmir.GlobalVariable(module, cgutils.voidptr_t, name=name)
+                gv.linkage = "common"
+                gv.initializer = cgutils.get_null_value(gv.type.pointee)
+            env_module = ll.parse_assembly(str(module))
+            self._codegen._add_module(env_module)
+        self._finalized = True
+
+
+@register_pass(mutates_CFG=False, analysis_only=False)
+class UseInlineOnlyLibrary(FunctionPass):
+    """Before lowering: an internal function's code goes into an ``InlineOnlyLibrary``."""
+
+    _name = "adjit_use_inline_only_library"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        if state.library is None:
+            codegen = state.targetctx.codegen()
+            state.library = InlineOnlyLibrary(codegen, state.func_id.func_qualname)
+            state.library.enable_object_caching()
+        return True
+
+
+class InlineOnlyPipeline(Compiler):
+    """Numba's default pipeline, with an internal helper's code kept as IR for its
+    callers (``UseInlineOnlyLibrary`` before lowering)."""
+
+    def define_pipelines(self):
+        pm = DefaultPassBuilder.define_nopython_pipeline(self.state)
+        pm.add_pass_after(UseInlineOnlyLibrary, NopythonTypeInference)
+        pm.finalize()
+        return [pm]
+
+
+class InternalDispatcher(CPUDispatcher):
+    """The dispatcher of an adjit helper that only generated code calls: it has no native
+    entry point, so a call from Python is refused instead of jumping to address 0."""
+
+    def __call__(self, *args, **kwargs):
+        raise AdjitError(f"adjit's internal helper {self.py_func.__qualname__} runs only "
+                         "inside compiled derivatives")
+
+
+def internal_jit(func=None, **options):
+    """``numba.njit`` for adjit's helpers that only generated code calls: no CPython or
+    C wrapper, and code that is optimised and compiled only inside its callers.
+    Usable bare (``@internal_jit``) or with Numba options."""
+    if func is None:
+        return lambda f: internal_jit(f, **options)
+    targetoptions = {"nopython": True, **options,
+                     "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+    return InternalDispatcher(func, locals={}, targetoptions=targetoptions,
+                              pipeline_class=InlineOnlyPipeline)

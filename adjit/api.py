@@ -18,6 +18,7 @@ from .capture.freshness import StalenessCheck, ensure_current
 from .capture.typed_ir import capture, py_function_of
 from .compile.caches import OwnedCache
 from .compile.dispatcher import generated_dispatcher, set_rebuilder
+from .compile.inline_library import INTERNAL_JIT_OPTIONS, internal_jit
 from .errors import ArgumentError
 from .ir.builder import Emitter
 from .runtime import tape_acquire, tape_depth
@@ -340,14 +341,17 @@ _shape_checks = {}
 def _shape_check(name, message=None):
     """An njit function raising ArgumentError when a tangent's (or cotangent's) shape
     differs from its argument's; the message names the argument and both shapes."""
-    import numba
     message = message or f"jvp: the tangent of '{name}' must have the shape of '{name}'"
     if message not in _shape_checks:
+        # one constant string: concatenating in compiled code would compile Numba's
+        # unicode machinery (most of a second) into every transform with an array tangent
+        expected = message + ": expected shape"
+
         def check(x, dx):
             if x.shape != dx.shape:
-                raise ArgumentError(message + ": expected shape", x.shape, "but got", dx.shape)
+                raise ArgumentError(expected, x.shape, "but got", dx.shape)
             return 0
-        _shape_checks[message] = numba.njit(check)
+        _shape_checks[message] = internal_jit(check)
     return _shape_checks[message]
 
 
@@ -513,7 +517,7 @@ def _hessian_kernel():
     def columns(hv, x):
         pass
 
-    @overload(columns)
+    @overload(columns, jit_options=INTERNAL_JIT_OPTIONS)
     def columns_impl(hv, x):
         if isinstance(x, types.Float):
             return lambda hv, x: hv(x, 1.0)

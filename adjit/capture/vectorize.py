@@ -10,12 +10,12 @@ broadcasting: a mismatched shape raises ``ValueError`` as the ufunc would).
 """
 import threading
 
-import numba
 import numpy as np
 from numba.core import ir, types
 from numba.core.registry import cpu_target
 from numba.np.ufunc.dufunc import DUFunc
 
+from ..compile.inline_library import internal_jit
 from ..rules.core import lookup
 from ..rules.registry import lookup_kernel
 
@@ -24,37 +24,37 @@ _kernels = {}
 _maps = {}
 
 
-@numba.njit
+@internal_jit
 def _item1(a, i):
     """Element ``i`` of a 1-D operand."""
     return a[i]
 
 
-@numba.njit
+@internal_jit
 def _item2(a, i, j):
     """Element ``(i, j)`` of a 2-D operand."""
     return a[i, j]
 
 
-@numba.njit
+@internal_jit
 def _same1(a, i):
     """A scalar operand, the same at every position."""
     return a
 
 
-@numba.njit
+@internal_jit
 def _same2(a, i, j):
     return a
 
 
-@numba.njit
+@internal_jit
 def _check(a, shape):
     """An array operand must have the result's shape (no broadcasting of arrays)."""
     if a.shape != shape:
         raise ValueError("adjit: @vectorize operands of different shapes")
 
 
-@numba.njit
+@internal_jit
 def _no_check(a, shape):
     """A scalar operand fits any shape."""
 
@@ -67,7 +67,7 @@ def kernel_of(dufunc):
     py_func = dufunc._dispatcher.py_func
     with _lock:
         if py_func not in _kernels:
-            _kernels[py_func] = numba.njit(py_func)
+            _kernels[py_func] = internal_jit(py_func)
         return _kernels[py_func]
 
 
@@ -129,14 +129,14 @@ def map_helper(dufunc, arrays, ndim):
     key = (kernel.py_func, tuple(arrays), ndim)
     with _lock:
         if key not in _maps:
-            padded = kernel if len(arrays) == MAX_OPERANDS else numba.njit(
+            padded = kernel if len(arrays) == MAX_OPERANDS else internal_jit(
                 _PADDED[len(arrays)](kernel))
             slots = list(arrays) + [False] * (MAX_OPERANDS - len(arrays))
             get = [(_item1 if ndim == 1 else _item2) if is_array else
                    (_same1 if ndim == 1 else _same2) for is_array in slots]
             check = [_check if is_array else _no_check for is_array in slots]
             make = _map_1d if ndim == 1 else _map_2d
-            _maps[key] = numba.njit(make(padded, get, check))
+            _maps[key] = internal_jit(make(padded, get, check))
         return _maps[key]
 
 

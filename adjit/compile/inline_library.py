@@ -13,6 +13,7 @@ function's environment pointer there after compiling it. Such a function has no 
 entry point, so its dispatcher must never be called from Python (``internal`` generated
 dispatchers refuse such calls).
 """
+import numba
 from llvmlite import binding as ll
 from llvmlite import ir as llvmir
 from numba.core import cgutils
@@ -22,7 +23,6 @@ from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.registry import CPUDispatcher
 from numba.core.typed_passes import NopythonTypeInference
 
-from ..errors import AdjitError
 
 
 class InlineOnlyLibrary(JITCodeLibrary):
@@ -82,12 +82,17 @@ class InlineOnlyPipeline(Compiler):
 
 
 class InternalDispatcher(CPUDispatcher):
-    """The dispatcher of an adjit helper that only generated code calls: it has no native
-    entry point, so a call from Python is refused instead of jumping to address 0."""
+    """The dispatcher of an adjit helper meant for generated code. Its own compiles have
+    no native entry point, so a call from Python (a test, a user probing a rule) runs a
+    twin compiled the ordinary way, once, on first such call."""
 
     def __call__(self, *args, **kwargs):
-        raise AdjitError(f"adjit's internal helper {self.py_func.__qualname__} runs only "
-                         "inside compiled derivatives")
+        twin = self.__dict__.get("_python_twin")
+        if twin is None:
+            options = {k: v for k, v in self.targetoptions.items()
+                       if k not in ("no_cpython_wrapper", "no_cfunc_wrapper")}
+            twin = self._python_twin = numba.njit(self.py_func, **options)
+        return twin(*args, **kwargs)
 
 
 def internal_jit(func=None, **options):
@@ -100,3 +105,8 @@ def internal_jit(func=None, **options):
                      "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
     return InternalDispatcher(func, locals={}, targetoptions=targetoptions,
                               pipeline_class=InlineOnlyPipeline)
+
+
+#: ``jit_options`` for adjit's ``@overload`` implementations: like ``internal_jit``, their
+#: code is optimised and compiled only inside the functions that call them
+INTERNAL_JIT_OPTIONS = {"pipeline_class": InlineOnlyPipeline, "no_cfunc_wrapper": True}

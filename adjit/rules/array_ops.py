@@ -1,9 +1,9 @@
 """Rules for NumPy functions and methods that return arrays: views, linear maps and
 bilinear products (see ``registry.py`` for the shapes). Each rule is one registration;
 its test case is in ``tests/rules/test_array_ops.py``."""
-import numba
 import numpy as np
 
+from ..compile.inline_library import internal_jit
 from .arrays import _add_flat_jit, _flat_copy_jit, defarrayvjp
 from .registry import _method_key as m
 from .registry import defbilinear, defkernel, deflinear_array, defnonlinear, defview
@@ -297,21 +297,21 @@ defbilinear([np.outer], _outer_vjp_a, _outer_vjp_b, ndims=(1,))
 
 
 # -- elementwise selection, by a scalar kernel (looped like a @vectorize ufunc) -------------
-@numba.njit
+@internal_jit
 def _where(condition, a, b):
     """One element of ``np.where(condition, a, b)``: the adjoint reaches only the
     operand that was selected."""
     return a if condition else b
 
 
-@numba.njit
+@internal_jit
 def _clip(x, lo, hi):
     """One element of ``np.clip(x, lo, hi)`` (``x.clip``), as NumPy computes it:
     ``minimum(maximum(x, lo), hi)``."""
     return min(max(x, lo), hi)
 
 
-@numba.njit
+@internal_jit
 def _sinc(x):
     """One element of ``np.sinc(x)`` (a Python function in NumPy, not a ufunc): its
     scalar rule is in ``scalar_math.py``."""

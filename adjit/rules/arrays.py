@@ -17,10 +17,10 @@ Methods (``x.sum()``) are keyed by Numba's typing key ``(types.Array, "sum")``.
 import dis
 import operator
 
-import numba
 import numpy as np
 from numba.core import types
 
+from ..compile.inline_library import internal_jit
 from .primitive import ALLOCATES, PRIMITIVES, Primitive
 
 
@@ -109,7 +109,7 @@ def lookup_array(prim):
 def _elementwise_update(partial, arity):
     """``shadow[i] += partial(g, ans, n, a[i], ...)`` over every element of a 0-d, 1-D, 2-D
     or 3-D array (plain loops: forward mode differentiates these helpers again)."""
-    d = numba.njit(partial)
+    d = internal_jit(partial)
     if arity == 1:
         def update(g, ans, a, shadow):
             n = a.size
@@ -134,12 +134,12 @@ def _elementwise_update(partial, arity):
                 shadow[i] += d(g, ans, n, a[i], b[i])
     else:
         raise ValueError("elementwise array rules take one or two arrays")
-    return numba.njit(update)
+    return internal_jit(update)
 
 
 def _elementwise_tangent(partial, arity):
     """``sum_i partial(1, ans, n, a[i], ...) * da[i]``: partials are linear in ``g``."""
-    d = numba.njit(partial)
+    d = internal_jit(partial)
     if arity == 1:
         def tangent(ans, a, da):
             n = a.size
@@ -166,7 +166,7 @@ def _elementwise_tangent(partial, arity):
             for i in range(a.shape[0]):
                 t += d(1.0, ans, n, a[i], b[i]) * da[i]
             return t
-    return numba.njit(tangent)
+    return internal_jit(tangent)
 
 
 #: the ranks the whole-array reductions handle (a 0-d array is one element)
@@ -189,12 +189,12 @@ def defarrayvjp(prims, updates, tangents, ndims=(1, 2)):
     """Register a primitive by whole functions, one per argument: shadow updates
     ``(g, ans, *args, shadow)`` and tangents ``(ans, *args, da) -> float``."""
     name = getattr(prims[0], "__name__", str(prims[0]))
-    _register(prims, ArrayRule(name, tuple(numba.njit(u) for u in updates),
-                               tuple(numba.njit(t) for t in tangents), ndims,
+    _register(prims, ArrayRule(name, tuple(internal_jit(u) for u in updates),
+                               tuple(internal_jit(t) for t in tangents), ndims,
                                any(_reads(u, "ans") for u in updates)))
 
 
-@numba.njit
+@internal_jit
 def add_nonzero_at(shadow, index, g):
     """``shadow[index] += g`` unless ``g`` is zero: the reverse of an exhausted iterator's
     last ``next`` has a zero adjoint and an index one past the end."""
@@ -202,7 +202,7 @@ def add_nonzero_at(shadow, index, g):
         shadow[index] += g
 
 
-@numba.njit
+@internal_jit
 def fresh_shadow(shadow, shape, fresh):
     """The shadow of an array allocated in a loop, for its uses after one allocation:
     zeroed (reallocated when the shape changed) the first time after that allocation."""
@@ -214,7 +214,7 @@ def fresh_shadow(shadow, shape, fresh):
     return np.zeros(shape, shadow.dtype)
 
 
-@numba.njit
+@internal_jit
 def phi_transfer(shadow, fresh, phi_shadow, phi_fresh):
     """Along a loop edge backwards, the shadow of an array phi flows into the shadow of
     the array that came in (``shadow``, stale when ``fresh``); returns that shadow and
@@ -227,7 +227,7 @@ def phi_transfer(shadow, fresh, phi_shadow, phi_fresh):
     return shadow, False
 
 
-@numba.njit
+@internal_jit
 def snapshot_shadow(shadow, fresh):
     """A copy of an array phi's shadow (and its staleness), taken before the phis of a
     loop edge that exchanges arrays (``a, b = b, a``) pass their adjoints on."""
@@ -236,13 +236,13 @@ def snapshot_shadow(shadow, fresh):
     return shadow.copy(), False
 
 
-@numba.njit
+@internal_jit
 def add_into(shadow, g):
     """``shadow += g``: seeds the shadow of an array the function returns."""
     shadow += g
 
 
-@numba.njit
+@internal_jit
 def add_cotangent(shadow, g):
     """``shadow += g`` unless ``g`` is empty: seeds the shadow of an array item of a
     returned tuple; the caller passes an empty array for an item it has no shadow for."""
@@ -263,7 +263,7 @@ def _add_flat(shadow, k, v):
         shadow[()] += v
 
 
-_add_flat_jit = numba.njit(_add_flat)
+_add_flat_jit = internal_jit(_add_flat)
 
 
 def _flat_copy(a):
@@ -287,7 +287,7 @@ def _flat_copy(a):
     return out
 
 
-_flat_copy_jit = numba.njit(_flat_copy)
+_flat_copy_jit = internal_jit(_flat_copy)
 
 
 def _others_products(a):
@@ -307,7 +307,7 @@ def _others_products(a):
     return out
 
 
-_others_products_jit = numba.njit(_others_products)
+_others_products_jit = internal_jit(_others_products)
 
 
 def prod_update(g, ans, a, shadow):
@@ -362,7 +362,7 @@ defarrayvjp((np.min, np.amin, _method("min")), [argmin_update], [argmin_tangent]
 
 
 # -- selection writes ``a[sel] = v`` (slices, masks, index arrays) in reverse mode -----
-@numba.njit
+@internal_jit
 def add_selection(vshadow, shadow, index):
     """``vshadow += shadow[index]; shadow[index] = 0``: the adjoint of an array written
     into a selection, which the overwritten values do not get. The adjoint is taken
@@ -376,13 +376,13 @@ def add_selection(vshadow, shadow, index):
     vshadow += part
 
 
-@numba.njit
+@internal_jit
 def sum_selection(shadow, index):
     """``sum(shadow[index])``: the adjoint of a scalar written into a selection."""
     return np.sum(shadow[index])
 
 
-@numba.njit
+@internal_jit
 def add_indexed(vshadow, shadow, index):
     """``add_selection`` for an integer index array (``y[idx] = v``): where ``idx``
     repeats a position only the last write survives, so only that item of ``v`` takes
@@ -404,7 +404,7 @@ def add_indexed(vshadow, shadow, index):
     vshadow += part
 
 
-@numba.njit
+@internal_jit
 def sum_indexed(shadow, index):
     """``sum_selection`` for an integer index array: each written position counts once,
     however often ``index`` repeats it."""
@@ -421,13 +421,13 @@ def sum_indexed(shadow, index):
     return t
 
 
-@numba.njit
+@internal_jit
 def zero_selection(shadow, index):
     """``shadow[index] = 0``: what was overwritten receives no adjoint."""
     shadow[index] = 0.0
 
 
-@numba.njit
+@internal_jit
 def restore_selection(a, index, old):
     """``a[index] = old``: put back what a selection write overwrote."""
     a[index] = old

@@ -17,15 +17,15 @@ one template per name, which a second one would replace. Ranks 1 to 3; a negativ
 counts from the end; ``keepdims``, ``out``, ``ddof`` and tuples of axes are not
 supported. Test cases: ``tests/rules/test_axis_reductions.py``.
 """
-import numba
 import numpy as np
 from numba.core import types
 from numba.extending import overload
 
+from ..compile.inline_library import INTERNAL_JIT_OPTIONS, internal_jit
 from .statistics import defcomposite
 
 
-@numba.njit
+@internal_jit
 def axis_index(axis, ndim):
     """``axis`` as a position in ``range(ndim)`` (NumPy's message when it is not)."""
     ax = axis + ndim if axis < 0 else axis
@@ -34,7 +34,7 @@ def axis_index(axis, ndim):
     return ax
 
 
-@numba.njit
+@internal_jit
 def _lane_norm(v):
     return np.linalg.norm(v.copy())  # a contiguous copy: Numba's norm of a view
 
@@ -45,12 +45,12 @@ def _over_lanes(reduce):
     branches write into one result allocated first, so no view or
     array is chosen by a branch."""
 
-    @numba.njit
+    @internal_jit
     def rank1(a, axis):
         axis_index(axis, 1)
         return reduce(a)
 
-    @numba.njit
+    @internal_jit
     def rank2(a, axis):
         ax = axis_index(axis, 2)
         n = a.shape[1] if ax == 0 else a.shape[0]
@@ -63,7 +63,7 @@ def _over_lanes(reduce):
                 out[i] = reduce(a[i, :])
         return out
 
-    @numba.njit
+    @internal_jit
     def rank3(a, axis):
         ax = axis_index(axis, 3)
         n0 = a.shape[1] if ax == 0 else a.shape[0]
@@ -82,14 +82,14 @@ def _over_lanes(reduce):
     return rank1, rank2, rank3
 
 
-@numba.njit
+@internal_jit
 def mean_axis(a, axis):
     """``np.mean(a, axis)``: the axis sum (which has a rule) over the axis length."""
     ax = axis_index(axis, a.ndim)
     return np.sum(a, axis=ax) / a.shape[ax]
 
 
-@numba.njit
+@internal_jit
 def mean_axis_1d(a, axis):
     """``np.mean`` of a 1-D array along axis 0 (a scalar)."""
     axis_index(axis, 1)
@@ -110,7 +110,7 @@ def _norm_helper(rank):
     parameters in NumPy's order."""
     lanes = _NORM[rank]
 
-    @numba.njit
+    @internal_jit
     def norm_axis(x, ord, axis):
         return lanes(x, axis)
 
@@ -130,7 +130,7 @@ def _reducible(a, axis):
 def _register(func, by_rank):
     """The ``@overload`` of ``func(a, axis)`` and its composite, from one helper table."""
 
-    @overload(func)
+    @overload(func, jit_options=INTERNAL_JIT_OPTIONS)
     def reduce_along(a, axis=None):
         if not _reducible(a, axis):
             return None
@@ -147,7 +147,7 @@ def _register(func, by_rank):
 def _register_norm():
     """``np.linalg.norm(x, axis=k)``: vector norms of the lanes (``ord`` None only)."""
 
-    @overload(np.linalg.norm)
+    @overload(np.linalg.norm, jit_options=INTERNAL_JIT_OPTIONS)
     def norm_along(x, ord=None, axis=None):
         if not (_reducible(x, axis) and (ord is None or isinstance(
                 ord, (types.NoneType, types.Omitted)))):
@@ -161,7 +161,7 @@ def _register_norm():
     defcomposite(np.linalg.norm, choose_norm, ranks=(1, 2, 3))
 
 
-@numba.njit
+@internal_jit
 def vector_norm_ord(x, ord, axis=None):
     """``np.linalg.norm(x, ord)`` of a 1-D ``x``, NumPy's vector norms: the largest or
     smallest magnitude (``ord=±inf``, adjoint to the first such element), the count of

@@ -21,9 +21,9 @@ the items directly and no tuple of arrays needs an adjoint.
 
 Test cases: ``tests/rules/test_array_ops.py``.
 """
-import numba
 import numpy as np
 
+from ..compile.inline_library import internal_jit
 from .arrays import defarrayvjp
 from .core import nondiff
 from .primitive import PRIMITIVES, Primitive
@@ -33,7 +33,7 @@ from .lstsq import (lstsq_rank, lstsq_residuals, lstsq_singular_values,
                     lstsq_singular_values_unread, lstsq_solution)
 
 
-@numba.njit
+@internal_jit
 def join_rows(a, b):
     """``np.concatenate((a, b))`` along axis 0, for 1-D or 2-D ``a`` and ``b``."""
     n = a.shape[0]
@@ -43,7 +43,7 @@ def join_rows(a, b):
     return out
 
 
-@numba.njit
+@internal_jit
 def join_columns(a, b):
     """``np.concatenate((a, b), axis=1)`` for 2-D ``a`` and ``b``."""
     m = a.shape[1]
@@ -53,7 +53,7 @@ def join_columns(a, b):
     return out
 
 
-@numba.njit
+@internal_jit
 def as_row(v):
     """A 1-D ``v`` as a one-row matrix (how ``np.vstack`` and ``np.stack`` see it)."""
     out = np.empty((1, v.shape[0]))
@@ -61,7 +61,7 @@ def as_row(v):
     return out
 
 
-@numba.njit
+@internal_jit
 def as_column(v):
     """A 1-D ``v`` as a one-column matrix (how ``np.column_stack`` sees it)."""
     out = np.empty((v.shape[0], 1))
@@ -119,13 +119,13 @@ deflinear_array([as_row], _row_transpose, ndims=(1,))
 deflinear_array([as_column], _column_transpose, ndims=(1,))
 
 
-@numba.njit
+@internal_jit
 def slogdet_sign(a):
     """The sign of ``det(a)``: piecewise constant, so it has no derivative."""
     return np.linalg.slogdet(a)[0]
 
 
-@numba.njit
+@internal_jit
 def logabsdet(a):
     """``log|det(a)|``, the second item of ``np.linalg.slogdet``."""
     return np.linalg.slogdet(a)[1]
@@ -144,7 +144,7 @@ def _logabsdet_tangent(ans, a, da):
 nondiff(slogdet_sign)
 defarrayvjp((logabsdet,), [_logabsdet_update], [_logabsdet_tangent], ndims=(2,))
 
-@numba.njit
+@internal_jit
 def interp_scalar(x, xp, fp):
     """``np.interp(x, xp, fp)`` for a scalar ``x``: the linear piece ``x`` falls in
     (found by bisection, an integer search with no derivative), clamped at both ends."""
@@ -164,7 +164,7 @@ def interp_scalar(x, xp, fp):
     return fp[lo] + t * (fp[hi] - fp[lo])
 
 
-@numba.njit
+@internal_jit
 def interp_array(x, xp, fp):
     """``np.interp`` of a 1-D array of points."""
     out = np.empty(x.shape[0])
@@ -173,7 +173,7 @@ def interp_array(x, xp, fp):
     return out
 
 
-@numba.njit
+@internal_jit
 def fill_diagonal(a, val):
     """``np.fill_diagonal(a, val)`` of a 2-D array with a scalar ``val``: element writes
     ``a[i, i] = val`` (the reverse pass saves and restores what they overwrite)."""
@@ -181,7 +181,7 @@ def fill_diagonal(a, val):
         a[i, i] = val
 
 
-@numba.njit
+@internal_jit
 def append_value(arr, values, axis=None):
     """``np.append(arr, v)`` of a number ``v``: ``arr`` flattened, then ``v``."""
     flat = arr.ravel()
@@ -192,7 +192,7 @@ def append_value(arr, values, axis=None):
     return out
 
 
-@numba.njit
+@internal_jit
 def append_array(arr, values, axis=None):
     """``np.append(arr, values)`` of an array: both flattened, one after the other."""
     flat, tail = arr.ravel(), values.ravel()
@@ -225,7 +225,7 @@ def choose_append(argtypes):
     return append_value if isinstance(values, numbers) else None
 
 
-@numba.njit
+@internal_jit
 def delete(arr, obj, axis=None):
     """``np.delete(arr, obj)`` without ``axis``: the flattened ``arr`` without the
     positions ``obj`` (an integer, negative ones from the end, or an array of them); the

@@ -225,6 +225,22 @@ def lookup(prim):
 NONDIFF = Rule("nondiff", ())
 
 
+_product_signatures = {}
+
+
+def _product_signature(typingctx, g, d):
+    """Numba's signature of ``g * d`` for two scalars (None otherwise), memoised: typing
+    ``operator.mul`` tries every template, and a reverse sweep has one product per
+    partial (hundreds in a long straight-line block)."""
+    key = (g, d)
+    if key not in _product_signatures:
+        scalars = (types.Number, types.Boolean)
+        ok = isinstance(g, scalars) and isinstance(d, scalars)
+        _product_signatures[key] = (typingctx.resolve_function_type(operator.mul, (g, d), {})
+                                    if ok else None)
+    return _product_signatures[key]
+
+
 @intrinsic
 def adjoint_product(typingctx, g, d):
     """``g * d`` for a seed ``g`` (an adjoint, or a tangent) and a partial ``d``, except
@@ -239,10 +255,7 @@ def adjoint_product(typingctx, g, d):
     selects (branch-free, so a chain of them in a reverse sweep keeps pipelining), and
     costs no compilation of its own. It computes what ``product = g * d; if d == 0:
     product = d; if g == 0: product = g`` computes, in the type of ``g * d``."""
-    scalars = (types.Number, types.Boolean)
-    if not (isinstance(g, scalars) and isinstance(d, scalars)):
-        return None
-    mul_sig = typingctx.resolve_function_type(operator.mul, (g, d), {})
+    mul_sig = _product_signature(typingctx, g, d)
     if mul_sig is None:
         return None
     result = mul_sig.return_type

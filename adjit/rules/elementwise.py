@@ -11,10 +11,10 @@ shape than ``ans`` follow NumPy broadcasting: an operand of lower rank lines up 
 last axes of the result, and an axis of length 1 is read at 0; its shadow then sums the
 adjoints over the broadcast positions. Shapes that do not broadcast raise ``ValueError``.
 """
-import numba
 from numba.core import types
 from numba.extending import overload
 
+from ..compile.inline_library import INTERNAL_JIT_OPTIONS, internal_jit
 from .core import (MINUS_ONE, ONE, ArgPartial, FuncPartial, adjoint_product, deflinear,
                    nondiff)
 
@@ -24,7 +24,7 @@ def _at(a, i, j, k):
     or the scalar itself."""
 
 
-@overload(_at)
+@overload(_at, jit_options=INTERNAL_JIT_OPTIONS)
 def _at_impl(a, i, j, k):
     # NumPy broadcasting: a lower-rank operand lines up with the last axes, and an axis
     # of length 1 is read at 0 whatever the position along it
@@ -45,7 +45,7 @@ def _add_at(shadow, i, j, k, v):
     """``shadow[((i,) j,) k] += v`` for an array; nothing for a scalar placeholder."""
 
 
-@overload(_add_at)
+@overload(_add_at, jit_options=INTERNAL_JIT_OPTIONS)
 def _add_at_impl(shadow, i, j, k, v):
     # a broadcast operand's shadow sums the adjoints over the axes it was broadcast along
     if isinstance(shadow, types.Array):
@@ -74,7 +74,7 @@ def _check_shape(a, ans):
     ``a`` is as long as ``ans``'s or has length 1; scalars always pass)."""
 
 
-@overload(_check_shape)
+@overload(_check_shape, jit_options=INTERNAL_JIT_OPTIONS)
 def _check_shape_impl(a, ans):
     if isinstance(a, types.Array):
         def check(a, ans):
@@ -91,7 +91,7 @@ def _dims(ans):
     """The trip counts of the three nested loops over a 1-D, 2-D or 3-D array."""
 
 
-@overload(_dims)
+@overload(_dims, jit_options=INTERNAL_JIT_OPTIONS)
 def _dims_impl(ans):
     if ans.ndim == 1:
         return lambda ans: (1, 1, ans.shape[0])
@@ -116,17 +116,17 @@ def _scalar_partial(partial, arity):
     if isinstance(partial, FuncPartial):
         f = partial.jit
         if arity == 1:
-            return numba.njit((lambda ans, a0: f(ans, a0)) if partial.takes_ans
+            return internal_jit((lambda ans, a0: f(ans, a0)) if partial.takes_ans
                               else (lambda ans, a0: f(a0)))
-        return numba.njit((lambda ans, a0, a1: f(ans, a0, a1)) if partial.takes_ans
+        return internal_jit((lambda ans, a0, a1: f(ans, a0, a1)) if partial.takes_ans
                           else (lambda ans, a0, a1: f(a0, a1)))
     if partial is ONE or partial is MINUS_ONE:
         c = 1.0 if partial is ONE else -1.0
-        return numba.njit((lambda ans, a0: c) if arity == 1 else (lambda ans, a0, a1: c))
+        return internal_jit((lambda ans, a0: c) if arity == 1 else (lambda ans, a0, a1: c))
     if isinstance(partial, ArgPartial):
         if arity == 1:
-            return numba.njit(lambda ans, a0: a0)
-        return numba.njit((lambda ans, a0, a1: a0) if partial.index == 0
+            return internal_jit(lambda ans, a0: a0)
+        return internal_jit((lambda ans, a0, a1: a0) if partial.index == 0
                           else (lambda ans, a0, a1: a1))
     raise TypeError(partial)
 
@@ -173,7 +173,7 @@ def elementwise_update(partial, arity):
                 return total
         else:
             raise ValueError("elementwise operations take one or two operands")
-        _CACHE[key] = (partial, numba.njit(update))  # keep partial alive: id() is the key
+        _CACHE[key] = (partial, internal_jit(update))  # keep partial alive: id() is the key
     return _CACHE[key][1]
 
 

@@ -12,14 +12,14 @@ pair: ``capture/composites.py`` rewrites it to the pair of primitives ``eigenval
 and ``eigenvectors``. Eigenvector derivatives assume distinct
 eigenvalues (they divide by their differences, as every standard rule does).
 """
-import numba
 import numpy as np
 
+from ..compile.inline_library import internal_jit
 from .arrays import defarrayvjp
 from .registry import defnonlinear
 
 
-@numba.njit
+@internal_jit
 def _lower_mirrored(d):
     """``tril(d) + tril(d, -1).T``: the symmetric matrix Cholesky sees for input ``d``."""
     n = d.shape[0]
@@ -31,7 +31,7 @@ def _lower_mirrored(d):
     return out
 
 
-@numba.njit
+@internal_jit
 def _phi(x):
     """The lower triangle of ``x`` with its diagonal halved."""
     n = x.shape[0]
@@ -43,7 +43,7 @@ def _phi(x):
     return out
 
 
-@numba.njit
+@internal_jit
 def _fold_lower(s, shadow):
     """Add the adjoint ``s`` of the symmetric matrix a factorisation sees into the
     shadow of its input, of which only the lower triangle is read."""
@@ -54,7 +54,7 @@ def _fold_lower(s, shadow):
             shadow[i, j] += s[i, j] + s[j, i]
 
 
-@numba.njit
+@internal_jit
 def solve_lower(low, b, transposed):
     """``L^-1 B`` (or ``L^-T B``, ``transposed``) for a lower-triangular ``L``, by
     forward (back) substitution, row by row.
@@ -139,19 +139,19 @@ defnonlinear([np.linalg.inv], [_inv_vjp], [_inv_jvp], ndims=(2,))
 defarrayvjp((np.linalg.det,), [_det_update], [_det_tangent], ndims=(2,))
 
 
-@numba.njit
+@internal_jit
 def eigenvalues(a):
     """The eigenvalues of a symmetric ``a`` (ascending), as ``np.linalg.eigh`` gives."""
     return np.linalg.eigh(a)[0]
 
 
-@numba.njit
+@internal_jit
 def eigenvectors(a):
     """The eigenvectors (columns) of a symmetric ``a``, as ``np.linalg.eigh`` gives."""
     return np.linalg.eigh(a)[1]
 
 
-@numba.njit
+@internal_jit
 def _gaps(w):
     """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it."""
     n = w.shape[0]

@@ -6,13 +6,13 @@ reverse pass grows the shadow as reads add into it and takes the adjoint of an a
 value back out of it. They are ordinary ``@njit`` functions, so forward mode (``hvp``)
 differentiates them like user code.
 """
-import numba
 import numpy as np
 
+from ..compile.inline_library import internal_jit
 from .core import nondiff
 
 
-@numba.njit
+@internal_jit
 def list_index(lst, i):
     """The position ``lst[i]`` refers to now (a negative index counts from the end)."""
     if i < 0:
@@ -20,7 +20,7 @@ def list_index(lst, i):
     return i
 
 
-@numba.njit
+@internal_jit
 def shadow_add(shadow, k, g):
     """``shadow[k] += g``, first growing the shadow when ``k`` is past its end; returns
     the shadow (a new array when it grew)."""
@@ -34,7 +34,7 @@ def shadow_add(shadow, k, g):
     return shadow
 
 
-@numba.njit
+@internal_jit
 def shadow_take(shadow, k):
     """The adjoint gathered at position ``k`` (0 when nothing was added there), which
     is then cleared: the element it belonged to is gone going backwards."""
@@ -45,7 +45,7 @@ def shadow_take(shadow, k):
     return shadow[:0].sum()  # a zero of the shadow's precision
 
 
-@numba.njit
+@internal_jit
 def shadow_add_prefix(shadow, n, g):
     """``shadow[:n] += g``: ``sum(L)`` of a list that held ``n`` items."""
     for k in range(n):
@@ -53,7 +53,7 @@ def shadow_add_prefix(shadow, n, g):
     return shadow
 
 
-@numba.njit
+@internal_jit
 def shadow_add_array(shadow, g):
     """``shadow[:len(g)] += g``: ``np.array(L)`` passes its shadow on to the list's."""
     for k in range(g.shape[0]):
@@ -61,7 +61,7 @@ def shadow_add_array(shadow, g):
     return shadow
 
 
-@numba.njit
+@internal_jit
 def list_argmax(lst):
     """The position of the first largest item: the one ``max(L)`` returns."""
     best = 0
@@ -71,7 +71,7 @@ def list_argmax(lst):
     return best
 
 
-@numba.njit
+@internal_jit
 def list_argmin(lst):
     """The position of the first smallest item: the one ``min(L)`` returns."""
     best = 0

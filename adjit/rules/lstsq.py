@@ -21,38 +21,38 @@ least-squares solution is unique and smooth; the rules raise ``ValueError`` othe
 rather than return the derivative of another problem. Test cases:
 ``tests/rules/test_array_ops.py``.
 """
-import numba
 import numpy as np
 
+from ..compile.inline_library import internal_jit
 from .core import nondiff
 from .registry import defnonlinear
 
 
-@numba.njit
+@internal_jit
 def lstsq_solution(a, b):
     """``np.linalg.lstsq(a, b)[0]``."""
     return np.linalg.lstsq(a, b)[0]
 
 
-@numba.njit
+@internal_jit
 def lstsq_residuals(a, b):
     """``np.linalg.lstsq(a, b)[1]``."""
     return np.linalg.lstsq(a, b)[1]
 
 
-@numba.njit
+@internal_jit
 def lstsq_rank(a, b):
     """``np.linalg.lstsq(a, b)[2]``."""
     return np.linalg.lstsq(a, b)[2]
 
 
-@numba.njit
+@internal_jit
 def lstsq_singular_values(a, b):
     """``np.linalg.lstsq(a, b)[3]``."""
     return np.linalg.lstsq(a, b)[3]
 
 
-@numba.njit
+@internal_jit
 def lstsq_singular_values_unread(a, b):
     """``lstsq_singular_values`` where nothing reads it (``capture/composites.py``): the
     same value, declared non-differentiable, so that its rule (whose reverse uses
@@ -61,7 +61,7 @@ def lstsq_singular_values_unread(a, b):
     return np.linalg.lstsq(a, b)[3]
 
 
-@numba.njit
+@internal_jit
 def _full_rank_solution(a, b):
     """``(A^T A, r, x)`` as 2-D arrays (one column per right-hand side), from one call of
     ``lstsq``, after checking that ``A`` has full column rank."""

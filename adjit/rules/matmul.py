@@ -11,11 +11,11 @@ the shadow in place (``runtime/blas.py``), else ``@`` and an addition.
 """
 import operator
 
-import numba
 import numpy as np
 from numba.core import types
 from numba.extending import overload
 
+from ..compile.inline_library import INTERNAL_JIT_OPTIONS, internal_jit
 from ..runtime.blas import accumulate_product, gemm_ready
 from .primitive import ALLOCATES, PRIMITIVES, Primitive
 from .registry import _name
@@ -30,7 +30,7 @@ def matmul_update_a(g, b, shadow):
     """``shadow += g @ b.T`` (``np.outer(g, b)`` for a 1-D ``b``)."""
 
 
-@overload(matmul_update_a)
+@overload(matmul_update_a, jit_options=INTERNAL_JIT_OPTIONS)
 def _matmul_update_a_impl(g, b, shadow):
     if isinstance(b, types.Array) and b.ndim == 1:
         def update1(g, b, shadow):
@@ -58,7 +58,7 @@ def matmul_update_b(g, a, shadow):
     """``shadow += a.T @ g``."""
 
 
-@overload(matmul_update_b)
+@overload(matmul_update_b, jit_options=INTERNAL_JIT_OPTIONS)
 def _matmul_update_b_impl(g, a, shadow):
     if isinstance(a, types.Array) and a.ndim == 1:  # c = a @ B: B's shadow += outer(a, g)
         def update_outer(g, a, shadow):
@@ -83,10 +83,10 @@ def _matmul_update_b_impl(g, a, shadow):
 
 
 # called from generated reverse code: as dispatchers
-update_a = numba.njit(lambda g, b, shadow: matmul_update_a(g, b, shadow))
-update_b = numba.njit(lambda g, a, shadow: matmul_update_b(g, a, shadow))
+update_a = internal_jit(lambda g, b, shadow: matmul_update_a(g, b, shadow))
+update_b = internal_jit(lambda g, a, shadow: matmul_update_b(g, a, shadow))
 
-@numba.njit
+@internal_jit
 def kron_update_a(g, b, shadow):
     """``shadow[i, j] += sum_kl g[i*p + k, j*q + l] * b[k, l]`` for ``C = kron(A, B)``
     (``b`` of shape (p, q)); the 1-D case drops the second index."""
@@ -108,7 +108,7 @@ def kron_update_a(g, b, shadow):
             shadow[i, j] += acc
 
 
-@numba.njit
+@internal_jit
 def kron_update_b(g, a, shadow):
     """``shadow[k, l] += sum_ij g[i*p + k, j*q + l] * a[i, j]`` for ``C = kron(A, B)``."""
     p, q = shadow.shape[0], shadow.shape[-1]
@@ -141,7 +141,7 @@ def product_tangent_impl(a, da, b, db):
     """``da @ b + a @ db``."""
 
 
-@overload(product_tangent_impl)
+@overload(product_tangent_impl, jit_options=INTERNAL_JIT_OPTIONS)
 def _product_tangent(a, da, b, db):
     if all(isinstance(t, types.Array) and t.ndim == 2 and t.dtype == types.float64
            for t in (a, da, b, db)) and gemm_ready(a, db, types.Array(types.float64, 2, "C")):
@@ -153,14 +153,14 @@ def _product_tangent(a, da, b, db):
     return lambda a, da, b, db: da @ b + a @ db
 
 
-product_tangent = numba.njit(lambda a, da, b, db: product_tangent_impl(a, da, b, db))
+product_tangent = internal_jit(lambda a, da, b, db: product_tangent_impl(a, da, b, db))
 
 
 def kron_tangent_impl(a, da, b, db):
     """``kron(da, b) + kron(a, db)``."""
 
 
-@overload(kron_tangent_impl)
+@overload(kron_tangent_impl, jit_options=INTERNAL_JIT_OPTIONS)
 def _kron_tangent(a, da, b, db):
     if a.ndim == 1:
         def kron1(a, da, b, db):
@@ -187,7 +187,7 @@ def _kron_tangent(a, da, b, db):
     return kron2
 
 
-kron_tangent = numba.njit(lambda a, da, b, db: kron_tangent_impl(a, da, b, db))
+kron_tangent = internal_jit(lambda a, da, b, db: kron_tangent_impl(a, da, b, db))
 
 class MatrixProduct(Primitive):
     """A matrix product of float arrays returning an array (``@``, ``np.dot``,

@@ -28,9 +28,9 @@ disagree about a call.
 """
 from dataclasses import dataclass, field
 
-import numba
 from numba.core import types
 
+from ..compile.inline_library import internal_jit
 from .primitive import PRIMITIVES, PURE, Effects, Primitive
 
 
@@ -108,7 +108,7 @@ def defview(keys, ndims=(1, 2), nargs=(1,), attribute=False):
 def deflinear_array(keys, transpose, ndims=(1, 2), nargs=(1,)):
     """Register a new array linear in argument 0: ``transpose(g, shadow)`` adds the
     result's adjoint ``g`` into the argument's shadow."""
-    return _register(keys, ArrayOp(_name(keys[0]), "linear", (numba.njit(transpose),),
+    return _register(keys, ArrayOp(_name(keys[0]), "linear", (internal_jit(transpose),),
                                    ndims, nargs))
 
 
@@ -116,7 +116,7 @@ def defbilinear(keys, vjp_a, vjp_b, ndims=(1, 2), nargs=(2,)):
     """Register a new array bilinear in arguments 0 and 1: ``vjp_a(g, b, shadow_a)`` and
     ``vjp_b(g, a, shadow_b)`` add the transposed products into the shadows."""
     return _register(keys, ArrayOp(_name(keys[0]), "bilinear",
-                                   (numba.njit(vjp_a), numba.njit(vjp_b)), ndims, nargs))
+                                   (internal_jit(vjp_a), internal_jit(vjp_b)), ndims, nargs))
 
 
 def defnonlinear(keys, vjps, jvps, ndims=(1, 2), nargs=(1,)):
@@ -125,8 +125,8 @@ def defnonlinear(keys, vjps, jvps, ndims=(1, 2), nargs=(1,)):
     shadow_k)`` adds the adjoint of argument k; forward: ``jvps[k](ans, *args, da_k)``
     returns the tangent term of argument k. ``ans`` is the primal result."""
     return _register(keys, ArrayOp(_name(keys[0]), "nonlinear",
-                                   tuple(numba.njit(v) for v in vjps), ndims, nargs,
-                                   tangents=tuple(numba.njit(j) for j in jvps),
+                                   tuple(internal_jit(v) for v in vjps), ndims, nargs,
+                                   tangents=tuple(internal_jit(j) for j in jvps),
                                    differentiable=tuple(range(len(vjps)))))
 
 

@@ -1,9 +1,9 @@
 """Rules for scalar math: ``math.*`` and the scalar forms of NumPy ufuncs."""
 import math
 
-import numba
 import numpy as np
 
+from ..compile.inline_library import internal_jit
 from .core import ONE, defderivs
 
 _SQRT_PI = math.sqrt(math.pi)
@@ -82,7 +82,7 @@ defderivs((np.minimum, np.fmin), lambda a, b: 1.0 if a <= b else 0.0,
 
 
 
-@numba.njit
+@internal_jit
 def digamma(x):
     """The digamma function psi = d lgamma / dx (reflection below 1/2, then upward
     recurrence to 6 and the asymptotic series; about 1e-15 relative). nan at the poles."""

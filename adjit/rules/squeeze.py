@@ -9,15 +9,15 @@ that the axis has length 1 (NumPy's ``ValueError`` otherwise). A squeeze is regi
 a view (``defview``): its shadow and its tangent are the same squeeze of the parent's.
 Ranks 2 and 3. Test cases: ``tests/rules/test_array_ops.py`` (``squeezes``).
 """
-import numba
 import numpy as np
 from numba.core import types
 from numba.extending import overload, overload_method
 
+from ..compile.inline_library import INTERNAL_JIT_OPTIONS, internal_jit
 from .registry import defview
 
 
-@numba.njit
+@internal_jit
 def _check_unit(n):
     """NumPy's refusal of a squeezed axis whose length is not 1."""
     if n != 1:
@@ -37,7 +37,7 @@ def _drop_axis2(a):
 
 
 #: ``(rank, axis)`` -> the ``@njit`` view dropping that axis
-_VIEWS = {(nd, ax): numba.njit(drop) for nd in (2, 3)
+_VIEWS = {(nd, ax): internal_jit(drop) for nd in (2, 3)
           for ax, drop in enumerate((_drop_axis0, _drop_axis1, _drop_axis2)[:nd])}
 
 
@@ -52,7 +52,7 @@ def _view_of(a, axis):
     return None if view is None else (view, ax)
 
 
-@overload(np.squeeze)
+@overload(np.squeeze, jit_options=INTERNAL_JIT_OPTIONS)
 def squeeze_axis(a, axis=None):
     """``np.squeeze(a, axis=k)`` for a constant ``k``: Numba retries with the literal."""
     found = _view_of(a, axis)
@@ -66,7 +66,7 @@ def squeeze_axis(a, axis=None):
     return impl
 
 
-@overload_method(types.Array, "squeeze")
+@overload_method(types.Array, "squeeze", jit_options=INTERNAL_JIT_OPTIONS)
 def squeeze_method(a, axis=None):
     """The method form, ``x.squeeze(axis=k)``."""
     return squeeze_axis(a, axis)

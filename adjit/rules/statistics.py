@@ -11,25 +11,25 @@ chooses the helper. Test cases: ``tests/rules/test_statistics.py``.
 """
 import math
 
-import numba
 import numpy as np
 
+from ..compile.inline_library import internal_jit
 from .composites import defcomposite
 
 
-@numba.njit
+@internal_jit
 def _sorted(a):
     """The elements of ``a`` in ascending order, as a new 1-D array (NaNs last)."""
     return np.sort(a.flatten())
 
 
-@numba.njit
+@internal_jit
 def ptp(a):
     """``np.ptp``: the maximum minus the minimum."""
     return np.max(a) - np.min(a)
 
 
-@numba.njit
+@internal_jit
 def median(a):
     """``np.median``: the middle element of the sorted array, or the mean of the middle
     two; NaN when ``a`` holds a NaN, as NumPy's."""
@@ -43,7 +43,7 @@ def median(a):
     return 0.5 * (s[h - 1] + s[h])
 
 
-@numba.njit
+@internal_jit
 def quantile(a, q):
     """``np.quantile(a, q)`` for a scalar ``q`` in [0, 1], NumPy's default ('linear')
     method: interpolate between the sorted elements around position ``q (n - 1)``."""
@@ -59,7 +59,7 @@ def quantile(a, q):
     return s[lo] + (position - lo) * (s[hi] - s[lo])
 
 
-@numba.njit
+@internal_jit
 def percentile(a, q):
     """``np.percentile(a, q)`` for a scalar ``q`` in [0, 100]."""
     if not 0.0 <= q <= 100.0:
@@ -67,7 +67,7 @@ def percentile(a, q):
     return quantile(a, q / 100.0)
 
 
-@numba.njit
+@internal_jit
 def nansum(a):
     """``np.nansum``: the sum of the elements that are not NaN."""
     x = a.flatten()
@@ -78,7 +78,7 @@ def nansum(a):
     return total
 
 
-@numba.njit
+@internal_jit
 def nanmean(a):
     """``np.nanmean``: the mean of the elements that are not NaN (NaN if there are none)."""
     x = a.flatten()
@@ -91,7 +91,7 @@ def nanmean(a):
     return total / count if count > 0 else np.nan
 
 
-@numba.njit
+@internal_jit
 def nanmax(a):
     """``np.nanmax``: the first maximal element among those that are not NaN."""
     x = a.flatten()
@@ -102,7 +102,7 @@ def nanmax(a):
     return best
 
 
-@numba.njit
+@internal_jit
 def nanmin(a):
     """``np.nanmin``: the first minimal element among those that are not NaN."""
     x = a.flatten()
@@ -113,7 +113,7 @@ def nanmin(a):
     return best
 
 
-@numba.njit
+@internal_jit
 def average(a, axis=None, weights=None):
     """``np.average(a, weights=w)`` (Numba has no ``axis``): the weighted mean."""
     if weights is None:
@@ -126,7 +126,7 @@ def average(a, axis=None, weights=None):
     return np.sum(a * weights) / scale
 
 
-@numba.njit
+@internal_jit
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """``np.trapezoid`` of a 1-D ``y``: the trapezoidal rule on points ``x`` (or with
     spacing ``dx``)."""
@@ -141,7 +141,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return 0.5 * total
 
 
-@numba.njit
+@internal_jit
 def cov(m):
     """``np.cov(m)`` of a 2-D ``m`` (rows are variables, the ``n - 1`` normalisation)."""
     n = m.shape[1]
@@ -149,7 +149,7 @@ def cov(m):
     return (centred @ centred.T) / (n - 1)
 
 
-@numba.njit
+@internal_jit
 def corrcoef(x):
     """``np.corrcoef(x)`` of a 2-D ``x``: the covariance scaled by the standard
     deviations, clipped to [-1, 1] as NumPy does."""

@@ -1,10 +1,10 @@
 """Forward mode of elementwise array operations: a scalar rule's partial evaluated at
 every element of the result, with NumPy broadcasting of the operands."""
-import numba
 import numpy as np
 from numba.core import types
 from numba.extending import overload
 
+from ..compile.inline_library import INTERNAL_JIT_OPTIONS, internal_jit
 from ..rules.core import FuncPartial
 from ..rules.elementwise import check_broadcast
 from ..rules.elementwise import element_at as elementwise_at
@@ -46,7 +46,7 @@ def elementwise_partial(partial, nargs):
         wrapped = FuncPartial(lambda ans, *args: None)
         wrapped.takes_ans, wrapped.reads_ans = True, True
         wrapped.reads_args = tuple(range(nargs))
-        wrapped._jit = numba.njit(at_every)
+        wrapped._jit = internal_jit(at_every)
         _elementwise_cache[key] = wrapped
     return _elementwise_cache[key]
 
@@ -56,7 +56,7 @@ def _element(a, i, ans):
     under NumPy broadcasting, or the scalar itself."""
 
 
-@overload(_element)
+@overload(_element, jit_options=INTERNAL_JIT_OPTIONS)
 def _element_impl(a, i, ans):
     if not isinstance(a, types.Array):
         return lambda a, i, ans: a
@@ -89,7 +89,7 @@ def tangent_like(t, ans):
     returned as it is."""
 
 
-@overload(tangent_like)
+@overload(tangent_like, jit_options=INTERNAL_JIT_OPTIONS)
 def _tangent_like_impl(t, ans):
     if isinstance(t, (types.Float, types.Integer)):
         return lambda t, ans: np.full(ans.shape, t, ans.dtype)

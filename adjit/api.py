@@ -25,6 +25,7 @@ from .runtime import tape_acquire, tape_depth
 from .runtime.guard import unwinding_call
 from .capture.effects import callee_writes
 from .ir.value_types import is_differentiable, is_float, is_float_array
+from .rules.arrays import zeros_shadow
 from .transform.reverse.program import derive
 
 _transforms = OwnedCache("transform")  # dies with the function (compile/caches.py)
@@ -140,7 +141,7 @@ class _Wrapper:
             y = passes(program.fwd, args[:n], hint="y")
         if self.kind == "vjp":
             self._check_ybar(e, primal_types, argtypes[n], y, args[n])
-        shadows = [e.call(np.zeros_like, [args[i]], hint="shadow") for i in program.array_args]
+        shadows = [e.call(zeros_shadow, [args[i]], hint="shadow") for i in program.array_args]
         seed = args[n] if self.kind == "vjp" else e.const(
             np.float32(1.0) if capture(self.func, primal_types).return_type == types.float32
             else 1.0, hint="one")
@@ -467,7 +468,7 @@ class _HVPWrapper:
             if _needs_contiguous(primal_types[i], flat[n + k]):
                 given[i] = e.call(np.ascontiguousarray, [given[i]], hint="tangent")
         tangents = [given[i] if i in given else
-                    (e.call(np.zeros_like, [args[i]], hint="zero") if is_float_array(
+                    (e.call(zeros_shadow, [args[i]], hint="zero") if is_float_array(
                         primal_types[i]) else e.const(0.0)) for i in active]
         for i, v in given.items():
             if is_float_array(primal_types[i]):

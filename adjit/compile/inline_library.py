@@ -90,7 +90,7 @@ class InternalDispatcher(CPUDispatcher):
         twin = self.__dict__.get("_python_twin")
         if twin is None:
             options = {k: v for k, v in self.targetoptions.items()
-                       if k not in ("no_cpython_wrapper", "no_cfunc_wrapper")}
+                       if k not in ("no_cpython_wrapper", "no_cfunc_wrapper", "nopython")}
             twin = self._python_twin = numba.njit(self.py_func, **options)
         return twin(*args, **kwargs)
 

@@ -18,9 +18,13 @@ import dis
 import operator
 
 import numpy as np
-from numba.core import types
+from numba.core import cgutils, types
+from numba.core.imputils import impl_ret_new_ref
+from numba.extending import intrinsic
+from numba.np.arrayobj import _empty_nd_impl
 
 from ..compile.inline_library import internal_jit
+from .core import deflinear
 from .primitive import ALLOCATES, PRIMITIVES, Primitive
 
 
@@ -42,10 +46,32 @@ class Allocation(Primitive):
 def defallocation(prims, filled=False):
     """Register array constructors (``filled``: argument 1 is the fill value)."""
     for prim in prims:
-        PRIMITIVES.register([prim], Allocation(f"np.{prim.__name__}", filled))
+        PRIMITIVES.register([prim], Allocation(f"np.{getattr(prim, '__name__', prim)}", filled))
+
+
+@intrinsic
+def zeros_shadow(typingctx, a):
+    """``np.zeros_like(a)`` for the shadows and tangents generated code allocates, as an
+    intrinsic: NumPy's ``zeros_like`` is a Numba overload compiled (with the ``empty_like``
+    and ``fill`` it calls) once per process and type, a large part of a small gradient's
+    first compile. The result is C-ordered, or F-ordered for an F-ordered ``a``."""
+    if not isinstance(a, types.Array):
+        return None
+    result = types.Array(a.dtype, a.ndim, "F" if a.layout == "F" else "C")
+
+    def codegen(context, builder, sig, args):
+        """Allocate with Numba's own array constructor, then zero the bytes."""
+        source = context.make_array(a)(context, builder, value=args[0])
+        shape = cgutils.unpack_tuple(builder, source.shape, a.ndim)
+        out = _empty_nd_impl(context, builder, result, shape)
+        cgutils.memset(builder, out.data, builder.mul(out.itemsize, out.nitems), 0)
+        return impl_ret_new_ref(context, builder, result, out._getvalue())
+
+    return result(a), codegen
 
 
 defallocation((np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like, np.ones_like))
+defallocation((zeros_shadow,))
 defallocation((np.full, np.full_like), filled=True)
 
 
@@ -248,6 +274,12 @@ def add_cotangent(shadow, g):
     returned tuple; the caller passes an empty array for an item it has no shadow for."""
     if g.size:
         shadow += g
+
+
+# linear in (shadow, g): forward-over-reverse adds the tangents the same way instead of
+# deriving the in-place array add (whose derived form took seconds to compile)
+deflinear(add_into, 0, 1)
+deflinear(add_cotangent, 0, 1)
 
 
 def _add_flat(shadow, k, v):

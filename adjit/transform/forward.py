@@ -31,6 +31,7 @@ from ..ir.nodes import node_kind
 from .forward_handlers import FWD_HANDLERS
 from .reverse.forward_pass import copy_phi_inputs, is_phi, phi_exports
 from ..compile.caches import owned_cache
+from ..rules.arrays import zeros_shadow
 
 
 def tangent_arg_names(arg_names, active_args):
@@ -100,7 +101,7 @@ class ForwardContext:
         if isinstance(typ, types.Float):
             return e.const(np.float32(0.0) if typ == types.float32 else 0.0, hint="zero")
         if isinstance(typ, types.Array):
-            return e.call(np.zeros_like, [like], hint="zeros")
+            return e.call(zeros_shadow, [like], hint="zeros")
         if isinstance(typ, types.BaseTuple):
             items = [self.zero(e, e.item(like, k), types.unliteral(typ.types[k]))
                      for k in differentiable_items(typ)]

@@ -19,7 +19,7 @@ from .forward_tape import fwd_tape_pop, fwd_tape_push
 from .forward_elementwise import elementwise_partial, tangent_like
 from .partials import emit_partial
 from ..rules import NONDIFF, lookup
-from ..rules.arrays import is_filled_allocation
+from ..rules.arrays import is_filled_allocation, zeros_shadow
 from ..rules.core import ZERO, FuncPartial
 from ..rules.matmul import lookup_product
 from ..runtime.guard import unwinding_call
@@ -80,7 +80,7 @@ def fwd_arg(ctx, stmt, e):
     elif ctx.active(stmt.target) and is_float_array(ctx.typeof(stmt.target.name)):
         # an array argument written with differentiated values (``out=``): its tangent
         # starts at zero and takes the tangents of what is written
-        e.call(np.zeros_like, [stmt.target], target=_dot(stmt.target.name))
+        e.call(zeros_shadow, [stmt.target], target=_dot(stmt.target.name))
 
 
 def fwd_constant(ctx, stmt, e):
@@ -468,7 +468,7 @@ def fwd_allocation(ctx, stmt, e):
         e.call(np.full_like, [stmt.target, ctx.tangent(e, args[1])],
                target=_dot(stmt.target.name))
         return
-    e.call(np.zeros_like, [stmt.target], target=_dot(stmt.target.name))
+    e.call(zeros_shadow, [stmt.target], target=_dot(stmt.target.name))
 
 
 

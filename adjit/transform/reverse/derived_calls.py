@@ -10,12 +10,12 @@ fwd: ``y = f_fwd(tape, args)`` / rev: ``bars = f_rev(tape, args, shadows, ybar)`
 - a helper with ``*args`` takes its trailing arguments as one tuple, packed at the call
   (``forward_pass.py`` packs them the same way for its forward call).
 """
-import numpy as np
 from numba.core import ir, types
 
 from ...compile.dispatcher import is_derivative
 from ...capture.effects import call_writes, returned_argument_of_call, returned_view_of_call
 from ...ir.value_types import is_differentiable, is_float, is_float_array
+from ...rules.arrays import zeros_shadow
 from ...rules.classify import positional_count
 from .context import TAPE, bar, bar_item, shadow_arg
 from .shadows import empty_array
@@ -196,7 +196,7 @@ def item_shadows(ctx, items, loc, e):
         if ctx.active_array(a):
             out.append(ctx.shadow_of(a, loc, e))
         elif is_float_array(typ):
-            out.append(e.call(np.zeros_like, [a], hint="scratch"))
+            out.append(e.call(zeros_shadow, [a], hint="scratch"))
         else:
             out.append(e.const(0, hint="zero"))
     return e.tuple(out, hint="shadows")
@@ -207,7 +207,7 @@ def returned_ybar(ctx, stmt, e):
     returns an argument it was given (``return out``), whose shadow the result shares:
     the callee's reverse already finds the result's adjoint there."""
     if returned_argument_of_call(ctx.fn, stmt.value) is not None:
-        return e.call(np.zeros_like, [ctx.shadow_of(stmt.target, stmt.loc, e)], hint="ybar")
+        return e.call(zeros_shadow, [ctx.shadow_of(stmt.target, stmt.loc, e)], hint="ybar")
     return ctx.shadow_of(stmt.target, stmt.loc, e)
 
 

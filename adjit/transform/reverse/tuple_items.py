@@ -8,11 +8,11 @@ An array item of a tuple is an array variable of its own once it is read out
   which the helper's derived reverse takes as the item's cotangent;
 - an item of a tuple argument is item ``k`` of the argument's tuple of shadows.
 """
-import numpy as np
 from numba.core import ir, types
 
 from ...capture.effects import returned_argument_of_call, returned_item_argument_of_call
 from ...ir.value_types import is_float_array
+from ...rules.arrays import zeros_shadow
 
 
 class TupleItems:
@@ -62,7 +62,7 @@ class TupleItems:
             return self.shadow_of(ir.Var(tup.scope, root, loc), loc, e)
         if isinstance(made, ir.Expr) and made.op == "build_tuple":
             return e.tuple([self.shadow_of(item, loc, e) if self.active_array(item)
-                            else e.call(np.zeros_like, [e.var(item.name)], hint="scratch")
+                            else e.call(zeros_shadow, [e.var(item.name)], hint="scratch")
                             for item in made.items], hint="shadows")
         raise self.unsupported(f"reading an array out of {self.user_name(tup.name)} at a "
                                "variable index", loc, "the tuple must be an argument or "

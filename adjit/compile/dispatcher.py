@@ -225,8 +225,10 @@ def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None
                          primal=None, plain=False):
     """A Numba dispatcher whose IR per signature is ``builder(argtypes)``.
 
-    ``internal`` functions are never called from Python: they skip the CPython wrapper,
-    which roughly halves their compile time, and are always inlined. ``primal`` is the
+    ``internal`` functions are never called from Python: they have no CPython or C
+    wrapper and keep their LLVM IR unoptimised in an ``InlineOnlyLibrary``, so the
+    transform that calls them optimises and code-generates the whole once (inlining its
+    own passes always, those of callees where LLVM's cost model says). ``primal`` is the
     function being differentiated, whose semantic options the derivative keeps. A
     ``plain`` function computes a primal (see ``is_derivative``)."""
     stub = make_stub(name, arg_names, builder, defaults)
@@ -237,12 +239,10 @@ def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None
     # can differ from strict IEEE. No reassociation, NaNs and infinities are kept.
     options = {"nopython": True, "fastmath": {"nsz"}, **primal_options(primal)}
     if internal:
-        # forceinline: a derivative pass inlined into its caller sees the caller's
-        # constants (grad's seed ybar = 1.0) and loses the call; LLVM's cost model would
-        # keep the larger reverse passes out of line
+        # not forceinline: the transform forces its own passes in at the call site
+        # (runtime.guard), and LLVM's cost model decides for the passes of callees
         options["no_cpython_wrapper"] = True
         options["no_cfunc_wrapper"] = True
-        options["forceinline"] = True
     cls = GeneratedDispatcher if internal else TransformDispatcher
     dispatcher = cls(stub, locals={}, targetoptions=options, pipeline_class=GeneratedPipeline)
     dispatcher.adjit_builder = builder  # the stub's reference is weak (see make_stub)

@@ -16,10 +16,23 @@ The arrays held by dropped records keep their references (they leak, as a Python
 truncate does); the tape's words are reclaimed.
 """
 
+from llvmlite import ir as llvm_ir
 from numba.core import cgutils, errors, imputils, types
 from numba.extending import intrinsic
 
 from adjit.runtime.tape import _call, _check_tape, _link_fast_path
+
+
+def _inline_call_site(builder, callee):
+    """Mark the call just emitted to ``callee`` ``alwaysinline``: the transform's own
+    passes are inlined into it, so they see its constants (grad's seed ``ybar = 1.0``) and
+    the call goes. Only these call sites are forced: forcing every derived pass (those of
+    ``@njit`` callees too) into one function made LLVM's optimisation superlinear, a
+    minute and more for a Runge-Kutta step called in a loop."""
+    for instr in reversed(builder.block.instructions):
+        if isinstance(instr, llvm_ir.CallInstr) and instr.callee is callee:
+            instr.attributes.add("alwaysinline")
+            return
 
 
 @intrinsic
@@ -40,6 +53,7 @@ def unwinding_call(typingctx, fn, tape, depth, *args):
                   for v, have, want in zip(values, call_args, cres.signature.args)]
         status, result = context.call_internal_no_propagate(
             builder, cres.fndesc, cres.signature, values)
+        _inline_call_site(builder, context.declare_function(builder.module, cres.fndesc))
         context.add_linking_libs([cres.library])
         with cgutils.if_unlikely(builder, status.is_error):
             _link_fast_path(context)

@@ -547,6 +547,21 @@ def _hessian_kernel():
 _hessian_columns = _hessian_kernel()
 
 
+def _jvp_primal_count(func, argtypes):
+    """How many of ``argtypes`` are ``func``'s arguments when they may be followed by one
+    tangent per float argument; an ``ArgumentError`` when no split fits."""
+    required, nparams = _parameter_counts(py_function_of(func))
+    if required <= len(argtypes) <= nparams:
+        return len(argtypes)
+    fits = [k for k in range(required, nparams + 1)
+            if k + sum(map(is_differentiable, argtypes[:k])) == len(argtypes)]
+    if not fits:
+        raise ArgumentError(f"show(jvp({py_function_of(func).__qualname__})): expected its "
+                            f"{nparams} arguments, optionally followed by their tangents; "
+                            f"got {len(argtypes)} values")
+    return fits[0]
+
+
 def show(func, *args, argnums=None, file=None):
     """Print the primal typed IR, the forward-pass IR and the reverse-pass IR of ``func``
     for the types of ``args``, each statement tagged with its source line. Given a
@@ -567,6 +582,8 @@ def show(func, *args, argnums=None, file=None):
         ntangents = len(spec_argnums) if isinstance(spec_argnums, tuple) else 1
         args = args[:max(0, len(args) - ntangents)]
     argtypes = tuple(types.unliteral(numba.typeof(a)) for a in args)
+    if kind == "jvp":  # jvp(f)(*args, *tangents) or just the arguments: f's arguments
+        argtypes = argtypes[:_jvp_primal_count(func, argtypes)]
     if argnums is None:
         active = tuple(i for i, t in enumerate(argtypes) if is_differentiable(t))
     else:

@@ -143,6 +143,11 @@ def test_show_of_a_transform_shows_the_program_it_runs():
     assert "primal typed IR of count_to" in grad_text and "reverse pass" in grad_text
     jvp_text = adjit.show(adjit.jvp(count_to), 1.5, 3, file=io.StringIO())
     assert "jvp of count_to" in jvp_text and "# line" in jvp_text
+    # jvp(f)(x, n, dx): given with its tangent as well, the same program
+    with_tangent = adjit.show(adjit.jvp(count_to), 1.5, 3, 1.0, file=io.StringIO())
+    assert re.sub(r"%\d+", "", with_tangent) == re.sub(r"%\d+", "", jvp_text)
+    with pytest.raises(adjit.ArgumentError, match="count_to"):
+        adjit.show(adjit.jvp(count_to), 1.5, 3, 1.0, 2.0, 7.0, file=io.StringIO())
     # hvp(f)(x, n, v): f's reverse program, which hvp differentiates in forward mode
     hvp_text = adjit.show(adjit.hvp(count_to), 1.5, 3, 1.0, file=io.StringIO())
     assert re.sub(r"%\d+", "", hvp_text) == re.sub(r"%\d+", "", grad_text)

@@ -21,7 +21,7 @@ import numpy as np
 from numba.core import cgutils, types
 from numba.core.imputils import impl_ret_new_ref
 from numba.extending import intrinsic
-from numba.np.arrayobj import _empty_nd_impl
+from numba.np.arrayobj import populate_array
 
 from ..compile.inline_library import internal_jit
 from .core import deflinear
@@ -52,19 +52,40 @@ def defallocation(prims, filled=False):
 @intrinsic
 def zeros_shadow(typingctx, a):
     """``np.zeros_like(a)`` for the shadows and tangents generated code allocates, as an
-    intrinsic: NumPy's ``zeros_like`` is a Numba overload compiled (with the ``empty_like``
-    and ``fill`` it calls) once per process and type, a large part of a small gradient's
-    first compile. The result is C-ordered, or F-ordered for an F-ordered ``a``."""
+    intrinsic: NumPy's ``zeros_like`` is a Numba overload compiled (with the ``empty_like``,
+    allocator and ``fill`` it calls) once per process and type, a large part of a small
+    gradient's first compile. The result is C-ordered, or F-ordered for an F-ordered ``a``."""
     if not isinstance(a, types.Array):
         return None
     result = types.Array(a.dtype, a.ndim, "F" if a.layout == "F" else "C")
 
     def codegen(context, builder, sig, args):
-        """Allocate with Numba's own array constructor, then zero the bytes."""
+        """Allocate through the NRT directly (Numba's array constructor compiles an
+        allocator overload on first use), zero the bytes, fill in the array struct."""
         source = context.make_array(a)(context, builder, value=args[0])
         shape = cgutils.unpack_tuple(builder, source.shape, a.ndim)
-        out = _empty_nd_impl(context, builder, result, shape)
-        cgutils.memset(builder, out.data, builder.mul(out.itemsize, out.nitems), 0)
+        itemsize = context.get_constant(
+            types.intp, context.get_abi_sizeof(context.get_data_type(result.dtype)))
+        strides, stride = [], itemsize
+        for extent in (reversed(shape) if result.layout == "C" else shape):
+            strides.append(stride)
+            stride = builder.mul(stride, extent)
+        if result.layout == "C":
+            strides.reverse()
+        size = stride  # itemsize times every extent: a's own size, so no overflow
+        meminfo = context.nrt.meminfo_alloc_aligned(
+            builder, size, context.get_preferred_array_alignment(result.dtype))
+        with builder.if_then(cgutils.is_null(builder, meminfo), likely=False):
+            context.call_conv.return_user_exc(builder, MemoryError,
+                                              ("adjit: cannot allocate a shadow array",))
+        data = context.nrt.meminfo_data(builder, meminfo)
+        cgutils.memset(builder, data, size, 0)
+        out = context.make_array(result)(context, builder)
+        intp = context.get_value_type(types.intp)
+        populate_array(out, data=builder.bitcast(data, out.data.type),
+                       shape=cgutils.pack_array(builder, shape, ty=intp),
+                       strides=cgutils.pack_array(builder, strides, ty=intp),
+                       itemsize=itemsize, meminfo=meminfo)
         return impl_ret_new_ref(context, builder, result, out._getvalue())
 
     return result(a), codegen

@@ -43,7 +43,8 @@ def _zeros(a):
 
 @pytest.mark.parametrize("a", [np.ones(5), np.ones((2, 3)), np.ones((4, 6))[::2, ::3],
                                np.asfortranarray(np.ones((3, 2))), np.ones(0),
-                               np.ones((2, 2), np.float32)])
+                               np.ones((2, 2), np.float32), np.ones((2, 3, 4), order="F"),
+                               np.ones((3, 4, 2))[:, ::2], np.array(2.5)])
 def test_zeros_shadow_is_zeros_like(a):
     z = _zeros(a)
     assert z.shape == a.shape and z.dtype == a.dtype and not z.any()

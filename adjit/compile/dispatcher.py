@@ -20,6 +20,7 @@ from ..ir.checks import after_rewrite
 from ..runtime import truncate_current
 from .caches import track_dispatcher
 from .inline_library import UseInlineOnlyLibrary
+from .whole_writes import rewrite_whole_array_writes
 from .timing import note_llvm, phase
 
 
@@ -88,6 +89,8 @@ class BuildGeneratedIR(FunctionPass):
                 raise
             except Exception as error:  # adjit's bug: say so, in adjit's terms
                 raise internal_error(stub.__name__, error) from error
+        # whole-array writes without Numba's fancy slice assignment (whole_writes)
+        blocks = rewrite_whole_array_writes(blocks)
         # building may create intrinsics (tape pops of new record types): install them
         state.typingctx.refresh()
         state.targetctx.refresh()

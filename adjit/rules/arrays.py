@@ -24,6 +24,7 @@ from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
 from ..compile.inline_library import internal_jit
+from ..compile.whole_writes import assign_selection, assign_whole
 from .core import deflinear
 from .primitive import ALLOCATES, PRIMITIVES, Primitive
 
@@ -301,6 +302,10 @@ def add_cotangent(shadow, g):
 # deriving the in-place array add (whose derived form took seconds to compile)
 deflinear(add_into, 0, 1)
 deflinear(add_cotangent, 0, 1)
+# the slice writes of generated code (compile/whole_writes), met again when forward mode
+# differentiates a reverse program: the tangent is written the same way
+deflinear(assign_whole, 0, 1)
+deflinear(assign_selection, 0, 2)
 
 
 def _add_flat(shadow, k, v):
@@ -482,5 +487,6 @@ def zero_selection(shadow, index):
 
 @internal_jit
 def restore_selection(a, index, old):
-    """``a[index] = old``: put back what a selection write overwrote."""
-    a[index] = old
+    """``a[index] = old``: put back what a selection write overwrote (a basic index goes
+    through ``assign_selection``'s loops, not Numba's slice assignment)."""
+    assign_selection(a, index, old)

@@ -89,8 +89,10 @@ class BuildGeneratedIR(FunctionPass):
                 raise
             except Exception as error:  # adjit's bug: say so, in adjit's terms
                 raise internal_error(stub.__name__, error) from error
-        # whole-array writes without Numba's fancy slice assignment (whole_writes)
-        blocks = rewrite_whole_array_writes(blocks)
+        # slice writes without Numba's slice assignment (whole_writes); not in a plain
+        # function, whose IR adjit also differentiates in reverse mode
+        if not getattr(stub, "_adjit_plain", False):
+            blocks = rewrite_whole_array_writes(blocks)
         # building may create intrinsics (tape pops of new record types): install them
         state.typingctx.refresh()
         state.targetctx.refresh()

@@ -227,7 +227,7 @@ def is_derivative(func):
 
 
 def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None,
-                         primal=None, plain=False):
+                         primal=None, plain=False, optimise_alone=False):
     """A Numba dispatcher whose IR per signature is ``builder(argtypes)``.
 
     ``internal`` functions are never called from Python: they have no CPython or C
@@ -235,10 +235,12 @@ def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None
     transform that calls them optimises and code-generates the whole once (inlining its
     own passes always, those of callees where LLVM's cost model says). ``primal`` is the
     function being differentiated, whose semantic options the derivative keeps. A
-    ``plain`` function computes a primal (see ``is_derivative``)."""
+    ``plain`` function computes a primal (see ``is_derivative``). An ``optimise_alone``
+    internal function also gets the module passes by itself first."""
     stub = make_stub(name, arg_names, builder, defaults)
     stub._adjit_plain = plain
     stub._adjit_internal = internal
+    stub._adjit_optimise_alone = optimise_alone
     # nsz (no signed zeros) is the one fast-math flag: it lets LLVM drop the ``+ 0.0`` of
     # adjoints accumulated from zero and of zero tangents; only the sign of a zero result
     # can differ from strict IEEE. No reassociation, NaNs and infinities are kept.

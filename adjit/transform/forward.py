@@ -198,7 +198,7 @@ class JVPProgram:
         names = list(self.arg_names) + [tangents[i] for i in self.active_args]
         self.dispatcher = generated_dispatcher(f"{self.py_func.__name__}_jvp", names,
                                                self._build, internal=True,
-                                               primal=func)
+                                               primal=func, optimise_alone=True)
         self._typed = None
 
     @property

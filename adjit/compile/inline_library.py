@@ -2,16 +2,17 @@
 
 Numba finalises every function it compiles on its own: function passes, the full -O3
 module pipeline, then machine code in the JIT engine. adjit's internal functions (forward
-and reverse passes, rule helpers) are never called from Python. They are
-``forceinline``d into the transform that calls them, whose own finalisation links their
-LLVM IR in and optimises the whole again. Optimising and code-generating each of them
-first is work thrown away, and it was most of the compile time of a first gradient.
+and reverse passes, rule helpers, adjit's ``@overload``s) are never called from Python:
+the transform that calls them links their LLVM IR in and optimises the whole again.
+Optimising and code-generating each of them first was most of the compile time of a first
+gradient.
 
-``InlineOnlyLibrary`` keeps a function's IR as lowered: no optimisation and no machine
-code. Only its environment global reaches the JIT engine, because Numba stores the
-function's environment pointer there after compiling it. Such a function has no native
-entry point, so its dispatcher must never be called from Python (``internal`` generated
-dispatchers refuse such calls).
+``InlineOnlyLibrary`` keeps Numba's cheap per-function simplification of a function and
+skips the module passes (unless ``optimise_alone``) and the machine code. Only its
+environment global reaches the JIT engine, because Numba stores the function's environment
+pointer there after compiling it. Such a function has no native entry point: a generated
+internal dispatcher is never called from Python, and an ``InternalDispatcher`` (a helper
+made by ``internal_jit``) runs an ordinarily compiled twin when it is.
 """
 import numba
 from llvmlite import binding as ll
@@ -22,7 +23,6 @@ from numba.core.compiler import Compiler, DefaultPassBuilder
 from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.registry import CPUDispatcher
 from numba.core.typed_passes import NopythonTypeInference
-
 
 
 class InlineOnlyLibrary(JITCodeLibrary):

@@ -131,16 +131,15 @@ def _generic(a, t):
     a[...] = t
 
 
-_loops = {}
+_copies = {}
 
 
-def _loops_for(nd_a, nd_t):
-    """The compiled loop nest for a rank-``nd_a`` target and a rank-``nd_t`` value (0: a
-    number), made once."""
-    if (nd_a, nd_t) not in _loops:
-        _loops[nd_a, nd_t] = internal_jit(_fill_loops(nd_a) if nd_t == 0
-                                          else _copy_loops(nd_a, nd_t))
-    return _loops[nd_a, nd_t]
+def _copy_for(nd_a, nd_t):
+    """The compiled loop nest for a rank-``nd_a`` target and a rank-``nd_t`` value, made
+    once."""
+    if (nd_a, nd_t) not in _copies:
+        _copies[nd_a, nd_t] = internal_jit(_copy_loops(nd_a, nd_t))
+    return _copies[nd_a, nd_t]
 
 
 @overload(assign_whole, jit_options=INTERNAL_JIT_OPTIONS)
@@ -148,10 +147,10 @@ def _assign_whole_impl(a, t):
     if not (isinstance(a, types.Array) and 1 <= a.ndim <= 3 and a.mutable):
         return _generic
     if isinstance(t, (types.Number, types.Boolean)):
-        return _loops_for(a.ndim, 0).py_func
+        return _fill_loops(a.ndim)
     if not (isinstance(t, types.Array) and 1 <= t.ndim <= a.ndim):
         return _generic
-    write = _loops_for(a.ndim, t.ndim)
+    write = _copy_for(a.ndim, t.ndim)
 
     def impl(a, t):
         if _overlaps(a, t):
@@ -171,16 +170,13 @@ def _basic_index_rank(a, index):
     """How many dimensions of ``a`` the basic index ``index`` keeps, or None when it is not
     a basic index (arrays, ``None``, ...)."""
     items = index.types if isinstance(index, types.BaseTuple) else (index,)
-    if sum(isinstance(i, types.EllipsisType) for i in items) > 1:
+    ellipses = sum(isinstance(i, types.EllipsisType) for i in items)
+    if ellipses > 1 or len(items) - ellipses > a.ndim:
         return None
-    kept = a.ndim
-    for item in items:
-        if isinstance(item, types.Integer):
-            kept -= 1
-        elif not isinstance(item, (types.SliceType, types.EllipsisType)):
-            return None
-    return kept if len(items) - sum(isinstance(i, types.EllipsisType) for i in items) <= a.ndim \
-        else None
+    if not all(isinstance(i, (types.Integer, types.SliceType, types.EllipsisType))
+               for i in items):
+        return None
+    return a.ndim - sum(isinstance(i, types.Integer) for i in items)
 
 
 @overload(assign_selection, jit_options=INTERNAL_JIT_OPTIONS)
@@ -244,11 +240,10 @@ def rewrite_whole_array_writes(blocks):
         for stmt in block.body:
             index = (stmt.index if isinstance(stmt, ir.SetItem) else
                      stmt.index_var if isinstance(stmt, ir.StaticSetItem) else None)
-            if index is None or not (_whole_index(stmt.index, definitions)
-                                     or _slicing_index(stmt.index, definitions)):
+            whole = index is not None and _whole_index(stmt.index, definitions)
+            if not (whole or index is not None and _slicing_index(stmt.index, definitions)):
                 body.append(stmt)
                 continue
-            whole = _whole_index(stmt.index, definitions)
             helper = assign_whole if whole else assign_selection
             args = [stmt.target, stmt.value] if whole else [stmt.target, index, stmt.value]
             scope, loc = block.scope, stmt.loc

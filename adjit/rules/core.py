@@ -10,17 +10,16 @@ A partial is one of
 - ``ZERO``: that argument does not influence the result differentiably;
 - a Python function of the primal arguments, optionally led by ``ans`` (the primal
   result): ``lambda x: math.cos(x)`` or ``lambda ans, x: ans``. It is compiled with
-  ``numba.njit`` on first use and called from the generated code, where LLVM inlines it.
+  ``internal_jit`` on first use and called from the generated code, where LLVM inlines it.
   Only the parameters it actually reads are saved on the tape.
 
 ``nondiff(*prims)`` declares primitives with no derivative (comparisons, ``len``, ...):
 the transform never guesses, so an undeclared primitive raises ``UnsupportedError``.
 """
 import dis
+import operator
 import threading
 from dataclasses import dataclass
-
-import operator
 
 from numba.core import types
 from numba.core.typing import signature

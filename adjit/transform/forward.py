@@ -25,6 +25,7 @@ from ..compile.dispatcher import generated_dispatcher
 from ..errors import UnsupportedError
 from ..ir.builder import Emitter, clone_stmt
 from .analysis import activity
+from .partials import product_form
 from .tangents import differentiable_items, dot, has_tangent
 from ..ir.lists import display_name, is_float_list
 from ..ir.nodes import node_kind
@@ -64,6 +65,7 @@ class ForwardContext:
         self.fn = fn
         self.blocks = fn.func_ir.blocks
         self.active_args = frozenset(active_args)
+        self.product = product_form(self.blocks)  # the guarded product of this function
         self.generated = is_generated(fn.py_func) or fn.extra.get("generated", False)
         self.derive_jvp = derive_jvp  # handlers derive callees through the context
         self.act = (generated_activity(fn, self.active_args) if self.generated

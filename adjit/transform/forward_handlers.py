@@ -132,7 +132,8 @@ def apply_rule(ctx, stmt, e, rule, name, args):
             partial = elementwise_partial(partial, len(args))
         tan = _tan(ctx, e, old, a)
         given.add(tan.name)
-        term = emit_partial(e, partial, tan, target, primal_args, guard=not elementwise)
+        term = emit_partial(e, partial, tan, target, primal_args, guard=not elementwise,
+                            product=ctx.product)
         total = term if total is None else e.binop(operator.add, total, term, hint="tan")
     if total is None:
         total = ctx.zero(e, target, ctx.typeof(target.name))

@@ -9,12 +9,32 @@ import pytest
 import adjit
 from adjit.compile.inline_library import InlineOnlyLibrary, internal_jit
 from adjit.rules.arrays import zeros_shadow
-from adjit.rules.core import adjoint_product
+from adjit.rules.core import adjoint_product, adjoint_product_chain
+from adjit.transform.partials import product_form
 
 
 @numba.njit
-def _product(g, d):
+def _select_product(g, d):
     return adjoint_product(g, d)
+
+
+@numba.njit
+def _chain_product(g, d):
+    return adjoint_product_chain(g, d)
+
+
+@numba.njit
+def _chain_sum(gs, ds):
+    """The NaN-branch form inside a loop and a reduction, where LLVM may vectorise it."""
+    s = 0.0
+    for i in range(gs.shape[0]):
+        s += adjoint_product_chain(gs[i], ds[i])
+    return s
+
+
+@pytest.fixture(params=["select", "chain"])
+def _product(request):
+    return _select_product if request.param == "select" else _chain_product
 
 
 @pytest.mark.parametrize("g, d, expected", [
@@ -25,15 +45,41 @@ def _product(g, d):
     (2, 3, 6),
     (1 + 2j, 2.0, 2 + 4j),
 ])
-def test_adjoint_product_guards_zero_factors(g, d, expected):
+def test_adjoint_product_guards_zero_factors(_product, g, d, expected):
     got = _product(g, d)
     assert got == expected and type(got) is type(expected)
 
 
-def test_adjoint_product_keeps_float32():
+def test_adjoint_product_keeps_float32(_product):
     assert _product(np.float32(1.5), np.float32(2.0)) == 3.0
     compiled = _product.overloads[(numba.float32, numba.float32)]
     assert compiled.signature.return_type == numba.float32
+
+
+def test_chain_product_guards_inside_a_loop():
+    gs = np.array([0.0, 2.0, np.nan, 1.0, 0.0, 3.0, 4.0, 0.5, 1.0])
+    ds = np.array([np.inf, 3.0, 0.0, -np.inf, np.nan, 1.0, 0.5, 2.0, 0.0])
+    # 0*inf, nan*0, 0*nan contribute 0; 1*-inf stays -inf
+    assert _chain_sum(gs, ds) == -np.inf
+    keep = np.isfinite(ds) & ~np.isnan(gs)
+    assert _chain_sum(gs[keep], ds[keep]) == pytest.approx(float(gs[keep] @ ds[keep]))
+
+
+def _straight(x):
+    return x * x
+
+
+def _looped(x):
+    s = 0.0
+    for i in range(3):
+        s += x * i
+    return s
+
+
+def test_product_form_follows_the_loops():
+    blocks = {f: numba.core.compiler.run_frontend(f).blocks for f in (_straight, _looped)}
+    assert product_form(blocks[_straight]) is adjoint_product_chain
+    assert product_form(blocks[_looped]) is adjoint_product
 
 
 @numba.njit

@@ -16,6 +16,7 @@ from numba.core import ir, types
 
 from ...errors import UnsupportedError
 from ..analysis import CFG, activity
+from ..partials import product_form
 from ...ir.value_types import is_float, is_float_array, is_scalar
 from ...ir.nodes import defining_stmts
 from .shadows import (Shadows, counter, is_basic_index, local_shadow,  # noqa: F401
@@ -62,6 +63,7 @@ class ReverseContext(Shadows):
         self.fn = fn
         self.blocks = fn.func_ir.blocks
         self.cfg = CFG.of(self.blocks)
+        self.product = product_form(self.blocks)  # the guarded product of this function
         self.active_args = frozenset(active_args)
         self.act = activity(fn, self.active_args)
         self.shadowed_args = frozenset(shadowed_array_args(fn, self.act, self.active_args))

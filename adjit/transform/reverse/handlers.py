@@ -63,7 +63,8 @@ def apply_rule(ctx, stmt, e, rule, prim_name, args):
     g = e.var(bar(target.name))
     for k, a in enumerate(args):
         if ctx.active_float(a) and rule.partial(k) is not ZERO:
-            ctx.accumulate(e, a, emit_partial(e, rule.partial(k), g, target, args))
+            ctx.accumulate(e, a, emit_partial(e, rule.partial(k), g, target, args,
+                                               product=ctx.product))
     ctx.reset(e, target.name)
 
 

@@ -58,10 +58,13 @@ def arg(index):
 
 
 class FuncPartial:
-    """A partial derivative computed by a small numba-compiled function."""
+    """A partial derivative computed by a small numba-compiled function. One made with
+    ``beside_primal`` also says how the forward sweep computes it next to its primal
+    call: ``beside = (math_function, negate)``."""
 
-    def __init__(self, func):
+    def __init__(self, func, beside=None):
         self.func = func
+        self.beside = beside
         code = func.__code__
         params = code.co_varnames[:code.co_argcount]
         self.takes_ans = bool(params) and params[0] == "ans"
@@ -87,6 +90,15 @@ class FuncPartial:
 
     def __repr__(self):
         return f"FuncPartial({self.func.__name__})"
+
+
+def beside_primal(func, math_function, negate=False):
+    """The partial ``func`` of a one-argument primitive, which the forward sweep of a
+    gradient computes as ``math_function(x)`` (negated if ``negate``) next to the primal
+    call and saves, instead of the reverse pass computing ``func``: LLVM computes
+    ``sin`` and ``cos`` of one argument in one ``sincos`` call, so the partial costs a
+    tape word instead of a second transcendental call."""
+    return FuncPartial(func, beside=(math_function, negate))
 
 
 def _is_array(typ):

@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 from ..compile.inline_library import internal_jit
-from .core import ONE, defderivs
+from .core import ONE, beside_primal, defderivs
 
 _SQRT_PI = math.sqrt(math.pi)
 
@@ -29,8 +29,8 @@ def pow_exponent_partial(ans, a, b):
     return ans * math.log(a) if a != 0 else 0.0
 
 
-defderivs((math.sin, np.sin), lambda x: math.cos(x))
-defderivs((math.cos, np.cos), lambda x: -math.sin(x))
+defderivs((math.sin, np.sin), beside_primal(lambda x: math.cos(x), math.cos))
+defderivs((math.cos, np.cos), beside_primal(lambda x: -math.sin(x), math.sin, negate=True))
 defderivs((math.tan, np.tan), lambda ans, x: 1.0 + ans * ans)
 defderivs((math.asin, np.arcsin), lambda x: 1.0 / math.sqrt(1.0 - x * x))
 defderivs((math.acos, np.arccos), lambda x: -1.0 / math.sqrt(1.0 - x * x))

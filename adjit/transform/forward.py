@@ -26,6 +26,7 @@ from ..errors import UnsupportedError
 from ..ir.builder import Emitter, clone_stmt
 from .analysis import activity
 from .partials import product_form
+from ..rules.core import adjoint_product_chain
 from .tangents import differentiable_items, dot, has_tangent
 from ..ir.lists import display_name, is_float_list
 from ..ir.nodes import node_kind
@@ -65,8 +66,12 @@ class ForwardContext:
         self.fn = fn
         self.blocks = fn.func_ir.blocks
         self.active_args = frozenset(active_args)
-        self.product = product_form(self.blocks)  # the guarded product of this function
         self.generated = is_generated(fn.py_func) or fn.extra.get("generated", False)
+        # the guarded product of this function's tangents: a reverse pass's loops
+        # vectorise (they add into shadows), a primal's rarely do (a float reduction),
+        # so the primal's tangents use the NaN-branch form (``partials.product_form``)
+        self.product = (product_form(self.blocks) if self.generated
+                        else adjoint_product_chain)
         self.derive_jvp = derive_jvp  # handlers derive callees through the context
         self.act = (generated_activity(fn, self.active_args) if self.generated
                     else activity(fn, self.active_args))

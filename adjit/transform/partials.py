@@ -29,7 +29,7 @@ def emit_partial(e, partial, g, ans, args, guard=True, product=adjoint_product):
     if partial is MINUS_ONE:
         return e.neg(g)
     if isinstance(partial, ArgPartial):
-        return _product(e, g, args[partial.index], product if guard else None)
+        return emit_product(e, g, args[partial.index], product if guard else None)
     if isinstance(partial, FuncPartial):
         call_args = [ans] if partial.takes_ans else []
         for i, a in enumerate(args):
@@ -37,11 +37,11 @@ def emit_partial(e, partial, g, ans, args, guard=True, product=adjoint_product):
         if partial.takes_ans and not partial.reads_ans:
             call_args[0] = e.const(0.0, hint="unused")
         d = e.call(partial.jit, call_args, hint="d")
-        return _product(e, g, d, product if guard else None)
+        return emit_product(e, g, d, product if guard else None)
     raise TypeError(partial)
 
 
-def _product(e, g, d, product):
+def emit_product(e, g, d, product):
     """``g * d``, where a zero seed contributes 0 even when ``d`` is inf or NaN: in
     reverse mode a value that never reaches the output, in forward mode a value whose
     tangent is exactly zero (``atan2(0 * u, 0.0)`` has tangent 0, not 0 * nan)."""

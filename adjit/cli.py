@@ -116,7 +116,10 @@ def run_bench(args):
           "'1st grad' = time to first gradient, 'primal jit' = primal compile time"
           + ("; each from a fresh process, Numba's start-up excluded; 'cached grad' = "
              "first gradient loaded from the disk cache (cache=True) in a new process"
-             if args.compile else ""))
+             if args.compile else "")
+          + ("; --quick: a smoke test, timed by calls from Python (dispatch included), "
+             "with primals and derivatives from the disk cache once a first --quick run "
+             "wrote them ('1st grad' is then a cache load)" if args.quick else ""))
     if old_rows is not None:
         from adjit.benchmarking.compare import format_comparison
         print(f"\nagainst {args.compare} (change = new / old - 1):")

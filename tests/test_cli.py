@@ -224,3 +224,27 @@ def test_profile_splits_the_gradient_and_counts_tape_and_allocations():
     for label in ("forward sweep", "reverse sweep", "tape pushed per call",
                   "heap allocations per call", "vector operations"):
         assert label in text
+
+
+def test_quick_uses_the_disk_cache_and_times_from_python(monkeypatch):
+    """``--quick``: every adjit transform is asked for ``cache=True`` (a repeated smoke
+    test compiles nothing) and calls are timed from Python (no driver to compile)."""
+    import numba
+    from adjit.benchmarking import runner
+    asked = []
+
+    def fake_transform(name):
+        def factory(f, argnums=0, cache=False):
+            asked.append((name, cache))
+            return numba.njit(_sumsq_grad)
+        return factory if name == "grad" else None
+
+    monkeypatch.setattr(runner, "_adjit_transform", fake_transform)
+    cfg = Config.quick(repeat=5)
+    assert cfg.disk_cache
+    row, = run_workloads([_tiny_workload()], cfg)
+    assert row["status"] == "ok" and row["grad_s"] > 0 and row["primal_s"] > 0
+    assert asked == [("grad", True)]
+    full = Config(repeat=5)
+    assert not full.disk_cache
+    assert runner.WorkloadRun(_tiny_workload(), full).transform("grad") is not None

@@ -169,3 +169,23 @@ def time_callable(fn, packed, structure, calls, rounds):
     """Time ``rounds`` rounds of ``calls`` calls (driver must already be compiled)."""
     per_call = [run_driver(fn, packed, structure, calls) / calls for _ in range(rounds)]
     return Timing(min(per_call), statistics.median(per_call), calls, rounds)
+
+
+def time_from_python(fn, packed, target_s, rounds, min_calls=1, calls=None):
+    """``--quick``: time calls made from Python, cycling through the packed inputs. No
+    driver is compiled (a driver inlines the derivative and optimises it again, which
+    costs as much as compiling it), so a smoke test with derivatives from the disk cache
+    compiles nothing; each call includes Python's dispatch (100-400 ns)."""
+    sets = [unpack_input(packed, j) for j in range(packed[0].shape[0])]
+
+    def run(n):
+        t0 = time.perf_counter()
+        for i in range(n):
+            fn(*sets[i % len(sets)])
+        return time.perf_counter() - t0
+
+    per_call = run(1)
+    if not calls:
+        calls = int(max(min_calls, 1, min(1_000_000, target_s / max(per_call, 1e-7))))
+    per_call = [run(calls) / calls for _ in range(rounds)]
+    return Timing(min(per_call), statistics.median(per_call), calls, rounds)

@@ -42,12 +42,16 @@ class Config:
     fd_dirs: int = 3
     seed: int = 0
     compile_times: bool = False  # also time first derivatives in fresh processes
+    disk_cache: bool = False  # primals and derivatives through the disk cache
 
     @classmethod
     def quick(cls, repeat=None):
-        """Few rounds, short rounds, tiny input pool: for smoke tests."""
+        """Few rounds, short rounds, tiny input pool, compiled code from the disk cache
+        (written by the first such run) and calls timed from Python (no driver to
+        compile): a smoke test, which a repeated run finishes in well under a minute,
+        where compiling every derivative takes minutes."""
         return cls(rounds=2, target_s=0.002, max_pool=4, repeat=repeat, check_inputs=1,
-                   fd_dirs=2)
+                   fd_dirs=2, disk_cache=True)
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -122,9 +126,9 @@ def _adjit_transform(name):
     return getattr(adjit, name, None)
 
 
-def _jit(fn):
+def _jit(fn, cache=False):
     """A numba dispatcher for ``fn`` (unchanged if it already is one)."""
-    return fn if isinstance(fn, Dispatcher) else numba.njit(fn)
+    return fn if isinstance(fn, Dispatcher) else numba.njit(fn, cache=cache)
 
 
 def _compile_and_call(make, args):
@@ -160,8 +164,14 @@ class WorkloadRun:
                         ref_mooncake=_ref_str(workload.reference.get("mooncake")))
 
     def transform(self, name):
-        """The factory for transform ``name``: an override, or adjit's own."""
-        return self.transforms.get(name) or _adjit_transform(name)
+        """The factory for transform ``name``: an override, or adjit's own (through the
+        disk cache when the config says so)."""
+        if self.transforms.get(name):
+            return self.transforms[name]
+        factory = _adjit_transform(name)
+        if factory is None or not self.cfg.disk_cache:
+            return factory
+        return lambda *args, **kwargs: factory(*args, cache=True, **kwargs)
 
     # -- inputs ---------------------------------------------------------------------------
     def make_pool(self):
@@ -187,7 +197,7 @@ class WorkloadRun:
     def primal(self):
         """Compile and run the primal; False (with a status) if numba cannot."""
         try:
-            self.primal_fn, out, dt = _compile_and_call(lambda: _jit(self.w.primal),
+            self.primal_fn, out, dt = _compile_and_call(lambda: _jit(self.w.primal, self.cfg.disk_cache),
                                                         self.inputs[0])
         except Exception as exc:
             self.row.update(status=f"primal failed: {first_line(exc)}", error=_full_error(exc))
@@ -205,7 +215,7 @@ class WorkloadRun:
         if self.w.hand_grad is None:
             return
         try:
-            fn, _, _ = _compile_and_call(lambda: _jit(self.w.hand_grad), self.inputs[0])
+            fn, _, _ = _compile_and_call(lambda: _jit(self.w.hand_grad, self.cfg.disk_cache), self.inputs[0])
             for j in self._check_sets():
                 out = fn(*self.inputs[j])
                 checks.check_structure(out, self.inputs[j], self.w.argnums)
@@ -308,6 +318,12 @@ class WorkloadRun:
     # -- timing ---------------------------------------------------------------------------
     def time(self, fn, packed, label):
         """Calibrate and time ``fn`` in a compiled driver loop; return a Timing (may raise)."""
+        if self.cfg.disk_cache:  # --quick: nothing to compile, see time_from_python
+            timing = drivers.time_from_python(fn, packed, self.cfg.target_s,
+                                              self.cfg.rounds, len(self.inputs),
+                                              calls=self.cfg.repeat)
+            self.say(f"    timing {label} from Python: {self.cfg.rounds} x {timing.calls}")
+            return timing
         structure = drivers.structure_of(fn(*drivers.unpack_input(packed, 0)))
         if self.cfg.repeat:
             drivers.run_driver(fn, packed, structure, 1)  # compile the driver and warm up

@@ -25,7 +25,7 @@ from ..compile.dispatcher import generated_dispatcher
 from ..errors import UnsupportedError
 from ..ir.builder import Emitter, clone_stmt
 from .analysis import activity
-from .partials import product_form
+from .partials import plain_constant_products, product_form
 from ..rules.core import adjoint_product_chain
 from .tangents import differentiable_items, dot, has_tangent
 from ..ir.lists import display_name, is_float_list
@@ -185,6 +185,7 @@ def build_jvp_blocks(ctx, arg_names):
         else:
             block.append(clone_stmt(term))
         blocks[label] = block
+    plain_constant_products(blocks)
     return blocks
 
 

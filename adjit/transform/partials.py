@@ -1,11 +1,13 @@
 """Emitting the product of a seed with one partial derivative, shared by both modes."""
 
+import math
 import operator
 
+from numba.core import ir
 from numba.core.analysis import compute_cfg_from_blocks
 
-from ..rules.core import (MINUS_ONE, ONE, ArgPartial, FuncPartial, adjoint_product,
-                          adjoint_product_chain)
+from ..rules.core import (ADJOINT_PRODUCTS, MINUS_ONE, ONE, ArgPartial, FuncPartial,
+                          adjoint_product, adjoint_product_chain)
 
 
 def product_form(blocks):
@@ -48,3 +50,43 @@ def emit_product(e, g, d, product):
     if not product:
         return e.binop(operator.mul, g, d, hint="prod")
     return e.call(product, [g, d], hint="prod")
+
+
+def plain_constant_products(blocks):
+    """Rewrite ``adjoint_product(g, c)`` into ``g * c`` where ``c`` is a finite, nonzero
+    number constant (``100.0 * a``'s partial): the guard changes only a NaN product of a
+    zero factor with inf or NaN, which a finite nonzero ``c`` cannot make (up to the sign
+    of a zero). A loop body then multiplies plainly, without compares and selects."""
+    constants, products = _single_definitions(blocks)
+    for block in blocks.values():
+        for stmt in block.body:
+            value = getattr(stmt, "value", None)
+            if not (isinstance(value, ir.Expr) and value.op == "call"
+                    and products.get(value.func.name) and len(value.args) == 2):
+                continue
+            g, d = value.args
+            if _plain_factor(constants.get(d.name)) or _plain_factor(constants.get(g.name)):
+                stmt.value = ir.Expr.binop(operator.mul, g, d, value.loc)
+
+
+def _single_definitions(blocks):
+    """Per variable assigned exactly once: its constant's value (``constants``) and
+    whether it is a guarded product's global (``products``)."""
+    counts, constants, products = {}, {}, {}
+    for block in blocks.values():
+        for stmt in block.find_insts(ir.Assign):
+            name, value = stmt.target.name, stmt.value
+            counts[name] = counts.get(name, 0) + 1
+            if isinstance(value, ir.Const):
+                constants[name] = value.value
+            elif isinstance(value, ir.Global):
+                products[name] = any(value.value is p for p in ADJOINT_PRODUCTS)
+    once = {name for name, n in counts.items() if n == 1}
+    return ({k: v for k, v in constants.items() if k in once},
+            {k: v for k, v in products.items() if k in once})
+
+
+def _plain_factor(value):
+    """A number whose product with anything needs no guard: finite and nonzero."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and value != 0 and math.isfinite(value))

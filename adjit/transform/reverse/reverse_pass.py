@@ -20,6 +20,7 @@ from numba.core import ir, types
 from ...errors import UnsupportedError
 from ...ir.builder import Emitter, clone_value
 from ..analysis import operands
+from ..partials import plain_constant_products
 from ...ir.value_types import is_float, is_float_array, is_scalar
 from .lists import start_shadows as start_list_shadows
 from .context import (TAPE, YBAR, bar, bar_item, is_basic_index, local_shadow, shadow_arg,
@@ -82,6 +83,7 @@ class ReversePass:
             self.build_block(label)
         self.build_entry(arg_names, shadow_names)
         self.build_exit()
+        plain_constant_products(self.blocks)
         return self.blocks
 
     def build_block(self, label):

@@ -216,7 +216,11 @@ def test_profile_splits_the_gradient_and_counts_tape_and_allocations():
     from adjit.benchmarking.runner import Config
     from adjit.benchmarking.workloads import discover
     (workload,) = [w for w in discover() if w.name == "scalar_loop_branch"]
-    prof = profile(workload, Config.quick())
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:  # its code is compiled, not loaded
+        warnings.simplefilter("always")
+        prof = profile(workload, Config.quick())
+    assert not [w for w in caught if "Inspection disabled" in str(w.message)]
     assert prof.primal_allocs == 0 and prof.grad_allocs == 0
     assert prof.tape_words > 0
     assert min(prof.primal_s, prof.grad_s, prof.forward_s) > 0

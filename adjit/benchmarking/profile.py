@@ -13,7 +13,7 @@ over varying inputs, best of several rounds):
   like) in the optimised LLVM IR of the primal and of the gradient.
 """
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numba
 from numba.core.runtime import _nrt_python, rtsys
@@ -104,7 +104,10 @@ def allocations_per_call(fn, packed, structure, calls):
 def profile(workload, config=None, progress=None):
     """Measure ``workload`` (a suite ``Workload``); returns a ``Profile``."""
     from ..transform.reverse.program import derive
-    run = WorkloadRun(workload, config or Config(), progress)
+    # compiled in this process, not loaded from the disk cache (--quick's), whose code
+    # Numba cannot show (vector_ops reads the optimised IR), and timed in compiled loops
+    config = replace(config or Config(), disk_cache=False)
+    run = WorkloadRun(workload, config, progress)
     run.make_pool()
     run.hand_fn = None  # the gradient is checked against finite differences
     if not run.primal() or not run.grad():

@@ -23,12 +23,13 @@ from ...rules import NONDIFF, lookup
 from ...rules.arrays import (is_filled_allocation, add_indexed, add_nonzero_at, add_selection,
                              lookup_array, restore_selection, sum_indexed, sum_selection,
                              zero_selection)
-from ...rules.core import ZERO, FuncPartial
+from ...rules.core import ZERO
 from ...ir.value_types import is_differentiable, is_float
 from ...rules.classify import (array_op_site, call_name, classify_call, refuse_list_arguments,
                      unsupported_detail)
 from ...ir.lists import is_float_list
 from .context import bar, bar_item
+from .beside_primal import is_beside_primal, partial_beside_primal, reverse_reads
 from .elementwise import rev_elementwise
 from .lists import (active_list, rev_list_method, rev_list_new, rev_list_read,
                     rev_list_reduction, rev_list_write)
@@ -72,52 +73,6 @@ def apply_rule(ctx, stmt, e, rule, prim_name, args):
             term = emit_partial(e, partial, g, target, args, product=ctx.product)
         ctx.accumulate(e, a, term)
     ctx.reset(e, target.name)
-
-
-def is_beside_primal(partial, args):
-    """Whether the forward sweep computes ``partial`` (``rules.core.beside_primal``)."""
-    return (isinstance(partial, FuncPartial) and partial.beside is not None
-            and len(args) == 1)
-
-
-def reverse_reads(ctx, var):
-    """Whether the reverse pass reads the value of ``var``: it is a factor of a product
-    with an active operand, or a divisor (``sin(u) * x``). Only then is computing the
-    partial beside the primal a gain: the block saves a record anyway, and one more word
-    replaces a call. Otherwise (``s += sin(x[i])``) the reverse pass computes ``cos``
-    from values it recomputes, and the forward sweep saves nothing per iteration."""
-    for block in ctx.blocks.values():
-        for expr in block.find_exprs(op="binop"):
-            operands = (expr.lhs, expr.rhs)
-            if var.name not in (v.name for v in operands):
-                continue
-            if expr.fn is operator.truediv and expr.rhs.name == var.name:
-                return True
-            if expr.fn is operator.mul and any(ctx.active_float(v) for v in operands
-                                               if v.name != var.name):
-                return True
-    return False
-
-
-def partial_beside_primal(ctx, e, partial, args):
-    """fwd: ``d = cos(u)`` (or ``-sin(u)``) just before the primal ``sin(u)``, saved /
-    rev: reads ``d``. Called as the same kind of math function as the primal, next to
-    it, LLVM computes both in one ``sincos`` call; the reverse pass would call the
-    transcendental again."""
-    callee, negate = partial.beside
-    typing = cpu_target.typing_context
-    fnty = typing.resolve_value_type(callee)
-    sig = typing.resolve_function_type(fnty, [ctx.typeof(args[0].name)], {})
-    func, value, d = fresh_name("partial"), fresh_name("d"), fresh_name("d")
-    ctx.synthetic_types.update({func: fnty, value: sig.return_type, d: sig.return_type})
-    e.forward_before(func, ir.Global(callee.__name__, callee, e.loc))
-    call = ir.Expr.call(ir.Var(args[0].scope, func, e.loc), [args[0]], (), e.loc)
-    if not negate:
-        e.forward_before(d, call)
-        return e.var(d)
-    e.forward_before(value, call)
-    e.forward_before(d, ir.Expr.unary("-", ir.Var(args[0].scope, value, e.loc), e.loc))
-    return e.var(d)
 
 
 def rev_binop(ctx, stmt, e):

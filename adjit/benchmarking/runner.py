@@ -197,7 +197,8 @@ class WorkloadRun:
     def primal(self):
         """Compile and run the primal; False (with a status) if numba cannot."""
         try:
-            self.primal_fn, out, dt = _compile_and_call(lambda: _jit(self.w.primal, self.cfg.disk_cache),
+            cache = self.cfg.disk_cache
+            self.primal_fn, out, dt = _compile_and_call(lambda: _jit(self.w.primal, cache),
                                                         self.inputs[0])
         except Exception as exc:
             self.row.update(status=f"primal failed: {first_line(exc)}", error=_full_error(exc))
@@ -215,7 +216,8 @@ class WorkloadRun:
         if self.w.hand_grad is None:
             return
         try:
-            fn, _, _ = _compile_and_call(lambda: _jit(self.w.hand_grad, self.cfg.disk_cache), self.inputs[0])
+            cache = self.cfg.disk_cache
+            fn, _, _ = _compile_and_call(lambda: _jit(self.w.hand_grad, cache), self.inputs[0])
             for j in self._check_sets():
                 out = fn(*self.inputs[j])
                 checks.check_structure(out, self.inputs[j], self.w.argnums)

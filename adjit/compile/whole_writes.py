@@ -5,8 +5,8 @@ Numba compiles ``a[:] = t`` through its fancy-indexing path, whose shape error f
 shapes into a string in compiled code: Numba's unicode machinery, two to five seconds on the
 first such write in a process. adjit writes whole arrays often: ``a += b`` on arrays becomes
 ``t = a + b; a[:] = t`` before differentiation, and forward mode writes tangents the same
-way. ``CheapWholeArrayWrites`` turns each such statement of a generated function into
-``assign_whole(a, t)``, which loops (ranks 1 to 3, NumPy broadcasting, a copy first when
+way. ``rewrite_whole_array_writes`` (run on every generated function that is not plain)
+turns each such statement into ``assign_whole(a, t)``, which loops (ranks 1 to 3, NumPy broadcasting, a copy first when
 ``t`` overlaps ``a``) and raises a constant ``ValueError`` on a shape mismatch. Other targets
 and values keep Numba's own assignment.
 """

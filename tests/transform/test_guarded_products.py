@@ -4,7 +4,6 @@ and plainly where ``d`` is a finite nonzero constant. Every choice keeps the gua
 values: a zero seed never turns an infinite partial into NaN, in every mode."""
 import math
 
-import numpy as np
 import pytest
 
 import adjit
@@ -41,10 +40,6 @@ def discarded_infinity_loop(x, y, n):
     return s
 
 
-def _show(transform, *args):
-    return adjit.show(transform, *args)
-
-
 @pytest.mark.parametrize("f, args", [(scaled_square, (0.7,)), (scaled_loop, (0.3, 4))])
 def test_constant_partials_multiply_plainly_in_every_mode(f, args, capsys):
     check_grad(f, *args)
@@ -54,8 +49,7 @@ def test_constant_partials_multiply_plainly_in_every_mode(f, args, capsys):
     text = capsys.readouterr().out
     reverse = text[text.index("---- reverse pass"):]
     # 100.0 * a: the adjoint of a is a plain product with the constant
-    assert any("%bar * $const" in line and "100" not in line
-               for line in reverse.splitlines()), reverse
+    assert "%bar * $const" in reverse, reverse
 
 
 @pytest.mark.parametrize("f, args", [(discarded_infinity, (1.5, math.inf)),
@@ -77,4 +71,5 @@ def test_forms_follow_the_primal_loops(capsys):
     assert "adjoint_product_chain" in straight
     assert "adjoint_product_chain" not in looped[looped.index("---- reverse pass"):]
     assert "adjoint_product" in looped
-    assert np.isfinite(adjit.grad(discarded_infinity_loop)(1.5, 2.0, 3))
+    # y = 2: t = 3 is kept, so d/dx of 3 * (x * y + x * x) is 3 * (y + 2 x) = 15
+    assert adjit.grad(discarded_infinity_loop)(1.5, 2.0, 3) == pytest.approx(15.0)

@@ -6,6 +6,7 @@ right after it copies ``func_ir`` (phis included: ``PreLowerStripPhis`` would de
 lowered or compiled. Results are cached per (function, argument types).
 """
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numba
@@ -18,8 +19,9 @@ from numba.core.typed_passes import NopythonTypeInference
 
 from ..errors import ArgumentError, UnsupportedError, first_reason, numba_location
 from ..compile.caches import owned_cache
-from ..compile.dispatcher import BuildGeneratedIR
+from ..compile.dispatcher import BuildGeneratedIR, set_captured_return_type, typing_only
 from ..compile.timing import phase
+from ..compile.typing_memo import MemoisedScalarTyping
 
 
 @dataclass
@@ -65,7 +67,7 @@ class CaptureTypedIR(FunctionPass):
         raise compiler._EarlyPipelineCompletion(captured)
 
 
-class TypingOnlyPipeline(CompilerBase):
+class TypingOnlyPipeline(MemoisedScalarTyping, CompilerBase):
     """Numba's untyped passes plus type inference; ends at ``CaptureTypedIR``."""
 
     def define_pipelines(self):
@@ -76,7 +78,7 @@ class TypingOnlyPipeline(CompilerBase):
         return [pm]
 
 
-class GeneratedTypingPipeline(CompilerBase):
+class GeneratedTypingPipeline(MemoisedScalarTyping, CompilerBase):
     """For adjit's own generated functions: build their IR, infer types, capture.
 
     This is what lets adjit transform its own output again (``jvp(grad(f))``)."""
@@ -129,7 +131,8 @@ def capture(func, argtypes):
         # dispatcher, which Numba refuses while the same signature is being typed here:
         # compile the primal first, as calling it would
         func.compile(argtypes)
-    with global_compiler_lock, phase("capture", py_func.__qualname__):
+    with global_compiler_lock, phase("capture", py_func.__qualname__), \
+            typing_only(), _in_progress(key):
         cpu_target.target_context.refresh()
         try:
             func_ir, typemap, calltypes, rtype = compiler.compile_extra(
@@ -155,6 +158,33 @@ def capture(func, argtypes):
     with _lock:
         _cache.setdefault(key, typed)
     return _cache[key]
+
+
+_capturing = threading.local()
+
+
+@contextmanager
+def _in_progress(key):
+    """Mark ``key`` as being captured on this thread (see ``_return_type_of``)."""
+    keys = _capturing.__dict__.setdefault("keys", set())
+    keys.add(key)
+    try:
+        yield
+    finally:
+        keys.discard(key)
+
+
+def _return_type_of(dispatcher, argtypes):
+    """The return type of a generated callee, from its captured typed IR (so typing a
+    capture compiles nothing); None while that same capture is in progress (a recursive
+    call), where Numba's own resolution applies."""
+    key = (py_function_of(dispatcher), argtypes)
+    if key in getattr(_capturing, "keys", ()):
+        return None
+    return capture(dispatcher, argtypes).return_type
+
+
+set_captured_return_type(_return_type_of)
 
 
 def _refuse_object_mode(py_func):

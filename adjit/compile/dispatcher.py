@@ -7,10 +7,12 @@ lowering passes run on it. So generated code is callable from Python, from ``@nj
 (where LLVM can inline it) and can be fed to adjit again.
 """
 import inspect
+import threading
 import types as pytypes
 import weakref
+from contextlib import contextmanager
 
-from numba.core import ir, sigutils, typed_passes, types, untyped_passes
+from numba.core import ir, sigutils, typed_passes, types, typing, untyped_passes
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import FunctionPass, PassManager, register_pass
 from numba.core.registry import CPUDispatcher
@@ -20,6 +22,7 @@ from ..ir.checks import after_rewrite
 from ..runtime import truncate_current
 from .caches import track_dispatcher
 from .inline_library import UseInlineOnlyLibrary
+from .typing_memo import MemoisedScalarTyping
 from .whole_writes import rewrite_whole_array_writes
 from .timing import note_llvm, phase
 
@@ -27,6 +30,31 @@ from .timing import note_llvm, phase
 #: the function unpickling calls to rebuild a public transform (``api`` sets it, so that
 #: this lower layer never imports the API)
 _rebuilders = []
+
+
+#: whether this thread is typing for a capture only, not compiling (``typing_only``)
+_typing_state = threading.local()
+#: ``[return_type(dispatcher, argtypes)]``, registered by ``capture``: the return type of
+#: a generated function's typed IR, or None while that IR is being captured (recursion)
+_captured_return_type = []
+
+
+def set_captured_return_type(return_type):
+    """Register how a generated callee is typed without compiling it (see
+    ``GeneratedDispatcher.get_call_template``)."""
+    _captured_return_type[:] = [return_type]
+
+
+@contextmanager
+def typing_only(active=True):
+    """Within this block, calls of generated functions are typed from their captured IR
+    (``active``), or compiled as Numba does (not ``active``)."""
+    before = getattr(_typing_state, "active", False)
+    _typing_state.active = active
+    try:
+        yield
+    finally:
+        _typing_state.active = before
 
 
 def set_rebuilder(rebuild):
@@ -106,7 +134,7 @@ class BuildGeneratedIR(FunctionPass):
         return True
 
 
-class GeneratedPipeline(CompilerBase):
+class GeneratedPipeline(MemoisedScalarTyping, CompilerBase):
     """BuildGeneratedIR, then Numba's standard typed and lowering passes (less the
     after-inference rewrites, which are optimisations)."""
 
@@ -145,12 +173,35 @@ class GeneratedDispatcher(CPUDispatcher):
         cres.fndesc.typemap = cres.fndesc.calltypes = None
         super().add_overload(cres._replace(type_annotation=None))
 
+    def get_call_template(self, args, kws):
+        """Numba's call template, but while adjit only captures typed IR (``typing_only``)
+        the callee is typed, not compiled: ``hvp`` types ``grad(f)``'s body to transform
+        it, and compiling the passes it calls would be thrown away."""
+        if not getattr(_typing_state, "active", False) or not _captured_return_type:
+            return super().get_call_template(args, kws)
+        pysig, args = self._compiler.fold_argument_types(args, kws)
+        return_type = _captured_return_type[0](self, tuple(args))
+        if return_type is None:  # already being captured (recursion): Numba's way
+            return super().get_call_template(args, {})
+        template = typing.make_concrete_template(
+            f"CallTemplate({self.py_func.__name__})", key=self.py_func.__name__,
+            signatures=[return_type(*args)])
+        return template, pysig, args, {}
+
+    def get_overload(self, sig):
+        """The compiled overload; compiled now if it was only typed (``typing_only``)
+        and code that is being lowered calls it."""
+        args, _ = sigutils.normalize_signature(sig)
+        if tuple(args) not in self.overloads:
+            self.compile(tuple(args))
+        return super().get_overload(sig)
+
     def compile(self, sig):
         args, return_type = sigutils.normalize_signature(sig)
         args = tuple(types.unliteral(a) for a in args)
         if args in self.overloads:  # compiled already: nothing to time
             return super().compile(args if return_type is None else return_type(*args))
-        with phase("numba", self.py_func.__name__) as step:
+        with phase("numba", self.py_func.__name__) as step, typing_only(False):
             entry = super().compile(args if return_type is None else return_type(*args))
             note_llvm(step, self.overloads.get(args))
         return entry

@@ -21,7 +21,7 @@ from .. import config
 from ..capture.normalise import normalise
 from ..ir.checks import after_rewrite
 from ..capture.typed_ir import capture, is_generated, py_function_of
-from ..compile.dispatcher import generated_dispatcher
+from ..compile.dispatcher import TransformDispatcher, generated_dispatcher
 from ..errors import UnsupportedError
 from ..ir.builder import Emitter, clone_stmt
 from .analysis import activity
@@ -204,9 +204,12 @@ class JVPProgram:
         self.arg_names = tuple(inspect.signature(self.py_func).parameters)
         tangents = tangent_arg_names(self.arg_names, self.active_args)
         names = list(self.arg_names) + [tangents[i] for i in self.active_args]
-        self.dispatcher = generated_dispatcher(f"{self.py_func.__name__}_jvp", names,
-                                               self._build, internal=True,
-                                               primal=func, optimise_alone=True)
+        # a forward-mode program is optimised alone before its callers inline it, so
+        # -O3 vectorises its loops (see inline_library); not the jvp of a public
+        # transform (hvp's jvp of grad(f)), whose body only calls programs that were
+        self.dispatcher = generated_dispatcher(
+            f"{self.py_func.__name__}_jvp", names, self._build, internal=True, primal=func,
+            optimise_alone=not isinstance(func, TransformDispatcher))
         self._typed = None
 
     @property

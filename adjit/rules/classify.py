@@ -16,7 +16,7 @@ from ..ir.value_types import is_float_array
 from ..runtime import tape as tape_rt
 from ..runtime.guard import unwinding_call
 from .arrays import ANY_RANK, lookup_array
-from .core import ADJOINT_PRODUCTS, NONDIFF, lookup
+from .core import ADJOINT_PRODUCTS, NONDIFF, adjoint_product_sum, lookup
 from .matmul import ACCUMULATING_BILINEAR, lookup_product
 from .primitive import PRIMITIVES
 from .registry import classify_array_call
@@ -349,7 +349,7 @@ def _structural_kind(fn, expr, key):
         return "tape_push"
     if key is unwinding_call:
         return "unwinding_call"
-    if any(key is form for form in ADJOINT_PRODUCTS):
+    if any(key is form for form in ADJOINT_PRODUCTS) or key is adjoint_product_sum:
         return "adjoint_product"
     if any(key is pop for pop in tape_rt._pop_cache.values()):
         return "tape_pop"

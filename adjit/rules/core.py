@@ -269,11 +269,38 @@ def _select_if_nan(builder, product, guarded):
     return chosen
 
 
-def _guarded_product(typingctx, g, d, nan_only):
-    """Typing and codegen shared by both forms of the guarded product: mul in the
+def _zero_factor_guard(context, builder, product, factors, result):
+    """``product`` with the zero factor selected over it: ``factors`` are (value, type)
+    pairs, the partial first, each cast to ``result``."""
+    eq = context.get_function(operator.eq, signature(types.boolean, result, result))
+    zero = context.get_constant_generic(builder, result, 0)
+    guarded = product
+    for value, typ in factors:
+        value = context.cast(builder, value, typ, result)
+        guarded = builder.select(eq(builder, [value, zero]), value, guarded)
+    return guarded
+
+
+def _cold_if_nan(builder, value, guarded):
+    """``value``, unless it is NaN: then ``guarded()``, computed in a block of its own
+    that is entered only then. Forward mode over a loop pays one compare and one
+    never-taken branch per check, and computes no guard on the way."""
+    before = builder.block
+    is_nan = builder.fcmp_unordered("uno", value, value)
+    with builder.if_then(is_nan, likely=False):
+        fixed = guarded()
+        cold = builder.block
+    phi = builder.phi(value.type)
+    phi.add_incoming(value, before)
+    phi.add_incoming(fixed, cold)
+    return phi
+
+
+def _guarded_product(typingctx, g, d, form):
+    """Typing and codegen shared by the forms of the guarded product: mul in the
     promoted type, then the zero factor selected over the product (integers need no
-    guard: their product is never NaN). ``nan_only`` keeps the product unless it is NaN
-    (``_select_if_nan``)."""
+    guard: their product is never NaN). ``form`` is ``"select"`` (always), ``"nan_select"``
+    (``_select_if_nan``) or ``"nan_branch"`` (``_cold_if_nan``)."""
     mul_sig = _product_signature(typingctx, g, d)
     if mul_sig is None:
         return None
@@ -286,15 +313,15 @@ def _guarded_product(typingctx, g, d, nan_only):
         product = context.get_function(operator.mul, mul_sig)(builder, [g_val, d_val])
         if isinstance(result, types.Integer):
             return product
-        eq = context.get_function(operator.eq, signature(types.boolean, result, result))
-        zero = context.get_constant_generic(builder, result, 0)
-        guarded = product
-        for value, typ in ((args[1], sig.args[1]), (args[0], sig.args[0])):
-            value = context.cast(builder, value, typ, result)
-            guarded = builder.select(eq(builder, [value, zero]), value, guarded)
-        if not (nan_only and isinstance(result, types.Float)):
-            return guarded
-        return _select_if_nan(builder, product, guarded)
+        factors = ((args[1], sig.args[1]), (args[0], sig.args[0]))
+
+        def guard():
+            return _zero_factor_guard(context, builder, product, factors, result)
+        if form == "select" or not isinstance(result, types.Float):
+            return guard()
+        if form == "nan_branch":
+            return _cold_if_nan(builder, product, guard)
+        return _select_if_nan(builder, product, guard())
 
     return signature(result, g, d), codegen
 
@@ -315,7 +342,7 @@ def adjoint_product(typingctx, g, d):
     d == 0: product = d; if g == 0: product = g`` computes, in the type of ``g * d``.
     This form is for functions with loops: the vectoriser turns its selects into two
     compares and two blends per product."""
-    return _guarded_product(typingctx, g, d, nan_only=False)
+    return _guarded_product(typingctx, g, d, "select")
 
 
 @intrinsic
@@ -325,8 +352,53 @@ def adjoint_product_chain(typingctx, g, d):
     makes that one rarely-taken branch, so a long chain of products (a reverse sweep of
     one basic block) runs at the speed of its multiplies; two selects per product made
     it six times the primal."""
-    return _guarded_product(typingctx, g, d, nan_only=True)
+    return _guarded_product(typingctx, g, d, "nan_select")
 
 
-#: both forms of the guarded product (``classify_call`` treats them as one)
-ADJOINT_PRODUCTS = (adjoint_product, adjoint_product_chain)
+@intrinsic
+def adjoint_product_branch(typingctx, g, d):
+    """``adjoint_product`` for forward mode over the user's loops: the product, and the
+    guard computed only where it is NaN, in a block of its own (``_cold_if_nan``).
+    Those loops are mostly float reductions, which do not vectorise, so a compare and a
+    never-taken branch cost less than two selects; in straight-line code a block per
+    product hurts scheduling, and ``adjoint_product_chain`` is used there."""
+    return _guarded_product(typingctx, g, d, "nan_branch")
+
+
+@intrinsic
+def adjoint_product_sum(typingctx, g1, d1, g2, d2):
+    """``adjoint_product_branch(g1, d1) + adjoint_product_branch(g2, d2)`` with one NaN
+    check instead of two: a guard only changes a NaN product, and a sum is NaN when
+    either product is (or when inf - inf, which the guarded sum gives again). A tangent
+    ``a%dot * b + a * b%dot`` is one such sum."""
+    sig1, sig2 = _product_signature(typingctx, g1, d1), _product_signature(typingctx, g2, d2)
+    if sig1 is None or sig2 is None or not all(
+            isinstance(s.return_type, types.Float) for s in (sig1, sig2)):
+        return None
+    result = typingctx.unify_pairs(sig1.return_type, sig2.return_type)
+    add = signature(result, result, result)
+
+    def codegen(context, builder, sig, args):
+        """Both products plainly and their sum; both guarded and summed if NaN."""
+        products, guards = [], []
+        for (g, d), (gt, dt), msig in zip((args[:2], args[2:]), (sig.args[:2], sig.args[2:]),
+                                          (sig1, sig2)):
+            vals = [context.cast(builder, v, t, a) for v, t, a in zip((g, d), (gt, dt),
+                                                                       msig.args)]
+            product = context.get_function(operator.mul, msig)(builder, vals)
+            product = context.cast(builder, product, msig.return_type, result)
+            products.append(product)
+            guards.append((product, ((d, dt), (g, gt))))
+        add_impl = context.get_function(operator.add, add)
+        total = add_impl(builder, products)
+
+        def guarded():
+            return add_impl(builder, [_zero_factor_guard(context, builder, p, f, result)
+                                      for p, f in guards])
+        return _cold_if_nan(builder, total, guarded)
+
+    return signature(result, g1, d1, g2, d2), codegen
+
+
+#: the forms of the guarded product (``classify_call`` treats them as one)
+ADJOINT_PRODUCTS = (adjoint_product, adjoint_product_chain, adjoint_product_branch)

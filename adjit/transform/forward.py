@@ -25,8 +25,7 @@ from ..compile.dispatcher import TransformDispatcher, generated_dispatcher
 from ..errors import UnsupportedError
 from ..ir.builder import Emitter, clone_stmt
 from .analysis import activity
-from .partials import plain_constant_products, product_form
-from ..rules.core import adjoint_product_chain
+from .partials import forward_product_form, plain_constant_products, product_form
 from .tangents import differentiable_items, dot, has_tangent
 from ..ir.lists import display_name, is_float_list
 from ..ir.nodes import node_kind
@@ -67,11 +66,12 @@ class ForwardContext:
         self.blocks = fn.func_ir.blocks
         self.active_args = frozenset(active_args)
         self.generated = is_generated(fn.py_func) or fn.extra.get("generated", False)
+        _refuse_tangent_names(fn)
         # the guarded product of this function's tangents: a reverse pass's loops
         # vectorise (they add into shadows), a primal's rarely do (a float reduction),
-        # so the primal's tangents use the NaN-branch form (``partials.product_form``)
+        # so the primal's tangents take NaN checks (``partials.forward_product_form``)
         self.product = (product_form(self.blocks) if self.generated
-                        else adjoint_product_chain)
+                        else forward_product_form(self.blocks))
         self.derive_jvp = derive_jvp  # handlers derive callees through the context
         self.act = (generated_activity(fn, self.active_args) if self.generated
                     else activity(fn, self.active_args))
@@ -121,6 +121,23 @@ class ForwardContext:
         if self.typeof(target.name) == types.float32:
             value = e.call(np.float32, [value], hint="f32")
         e.assign(value, target=dot(target.name))
+
+
+def _refuse_tangent_names(fn):
+    """Refuse forward mode over code that already names tangents (a JVP program, as in
+    ``jvp(f)`` of an ``f`` that calls ``adjit.jvp(g)``): the tangent of its ``x`` would be
+    its own ``x%dot``, and both would be assigned, a wrong number."""
+    names = fn.typemap
+    for block in fn.func_ir.blocks.values():
+        for stmt in block.find_insts(ir.Assign):
+            name = stmt.target.name
+            if name.endswith("%dot") and name[:-len("%dot")] in names:
+                raise UnsupportedError(
+                    "a call of adjit.jvp(...) inside a function differentiated in forward "
+                    "mode (jvp, hvp, hessian)", fn.name, stmt.loc,
+                    "forward mode over a forward-mode derivative is not supported; "
+                    "differentiate the function itself twice instead (hvp or hessian of "
+                    "it, or jvp of adjit.grad(...) of it)")
 
 
 def check_tangent_assigned(ctx, stmt, emitted):

@@ -17,10 +17,10 @@ from .tangents import differentiable_items, dot as _dot, has_tangent
 from .forward_lists import fwd_build_list, fwd_list_method, fwd_list_new, fwd_list_reduction
 from .forward_tape import fwd_tape_pop, fwd_tape_push
 from .forward_elementwise import elementwise_partial, tangent_like
-from .partials import emit_partial
+from .partials import emit_factor, emit_partial, emit_product_sums, is_product
 from ..rules import NONDIFF, lookup
 from ..rules.arrays import is_filled_allocation, zeros_shadow
-from ..rules.core import ZERO, FuncPartial
+from ..rules.core import ZERO, FuncPartial, adjoint_product_branch
 from ..rules.matmul import lookup_product
 from ..runtime.guard import unwinding_call
 from ..ir.value_types import is_float, is_float_array
@@ -123,7 +123,8 @@ def apply_rule(ctx, stmt, e, rule, name, args):
         raise ctx.unsupported(f"'{name}' on {ttype}", stmt.loc,
                               "this operation has no forward rule for these types")
     primal_args = [_use(e, old, a) for a in args]
-    total, given = None, set()
+    terms, pairs, given = [], [], set()
+    paired = ctx.product is adjoint_product_branch and not elementwise
     for k, a in enumerate(args):
         partial = rule.partial(k) if rule is not NONDIFF else ZERO
         if partial is ZERO or not ctx.active(a):
@@ -132,8 +133,13 @@ def apply_rule(ctx, stmt, e, rule, name, args):
             partial = elementwise_partial(partial, len(args))
         tan = _tan(ctx, e, old, a)
         given.add(tan.name)
-        term = emit_partial(e, partial, tan, target, primal_args, guard=not elementwise,
-                            product=ctx.product)
+        if paired and is_product(partial):  # summed two at a time, one NaN check each
+            pairs.append((tan, emit_factor(e, partial, target, primal_args)))
+        else:
+            terms.append(emit_partial(e, partial, tan, target, primal_args,
+                                      guard=not elementwise, product=ctx.product))
+    total = None
+    for term in emit_product_sums(e, pairs, ctx.product) + terms:
         total = term if total is None else e.binop(operator.add, total, term, hint="tan")
     if total is None:
         total = ctx.zero(e, target, ctx.typeof(target.name))
@@ -410,18 +416,21 @@ def fwd_adjoint_product(ctx, stmt, e):
     adjoint_product(g%dot, d) + adjoint_product(g, d%dot)``: the product rule, with a zero
     factor contributing nothing, so an adjoint that is zero with a zero tangent (a value
     that never reaches the output) stays out of the Hessian too."""
-    g, d = stmt.value.args
+    args = stmt.value.args
     e.stmt(clone_stmt(stmt))
     if not ctx.active(stmt.target):
         return
     func = stmt.value.func
-    terms = []
-    if ctx.active(g):
-        terms.append(e.call(func, [ctx.tangent(e, g), d], hint="tan"))
-    if ctx.active(d):
-        terms.append(e.call(func, [g, ctx.tangent(e, d)], hint="tan"))
-    total = terms[0] if len(terms) == 1 else e.binop(operator.add, terms[0], terms[1],
-                                                      hint="tan")
+    if len(args) == 4:  # adjoint_product_sum: the same rule on each of its products
+        func = adjoint_product_branch
+    total = None
+    for g, d in zip(args[::2], args[1::2]):
+        for seed, factor in ((g, d), (d, g)):
+            if ctx.active(seed):
+                term = e.call(func, [ctx.tangent(e, seed), factor] if seed is g
+                              else [factor, ctx.tangent(e, seed)], hint="tan")
+                total = term if total is None else e.binop(operator.add, total, term,
+                                                           hint="tan")
     ctx.set_tangent(e, stmt.target, total)
 
 

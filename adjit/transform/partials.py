@@ -7,7 +7,8 @@ from numba.core import ir
 from numba.core.analysis import compute_cfg_from_blocks
 
 from ..rules.core import (ADJOINT_PRODUCTS, MINUS_ONE, ONE, ArgPartial, FuncPartial,
-                          adjoint_product, adjoint_product_chain)
+                          adjoint_product, adjoint_product_branch, adjoint_product_chain,
+                          adjoint_product_sum)
 
 
 def product_form(blocks):
@@ -16,6 +17,44 @@ def product_form(blocks):
     (it keeps a chain of products at multiply speed). See ``rules.core``."""
     has_loop = bool(compute_cfg_from_blocks(blocks).loops())
     return adjoint_product if has_loop else adjoint_product_chain
+
+
+def forward_product_form(blocks):
+    """The guarded product of forward mode over the user's code with these blocks: the
+    branch form where there is a loop (mostly float reductions, which do not vectorise),
+    the NaN-select form in straight-line code (``product_form``'s reason)."""
+    has_loop = bool(compute_cfg_from_blocks(blocks).loops())
+    return adjoint_product_branch if has_loop else adjoint_product_chain
+
+
+def is_product(partial):
+    """Whether ``partial`` is multiplied with its seed (not 1 or -1)."""
+    return isinstance(partial, (ArgPartial, FuncPartial))
+
+
+def emit_factor(e, partial, ans, args):
+    """The value of a partial that is multiplied with its seed (``is_product``)."""
+    if isinstance(partial, ArgPartial):
+        return args[partial.index]
+    call_args = [ans] if partial.takes_ans else []
+    for i, a in enumerate(args):
+        call_args.append(a if i in partial.reads_args else e.const(0.0, hint="unused"))
+    if partial.takes_ans and not partial.reads_ans:
+        call_args[0] = e.const(0.0, hint="unused")
+    return e.call(partial.jit, call_args, hint="d")
+
+
+def emit_product_sums(e, pairs, product):
+    """The terms ``g * d`` of ``pairs`` ((seed, factor) each), two at a time through
+    ``adjoint_product_sum`` (one NaN check per two products), an odd last one through
+    ``product``."""
+    terms = []
+    for k in range(0, len(pairs) - 1, 2):
+        (g1, d1), (g2, d2) = pairs[k], pairs[k + 1]
+        terms.append(e.call(adjoint_product_sum, [g1, d1, g2, d2], hint="tan"))
+    if len(pairs) % 2:
+        terms.append(emit_product(e, *pairs[-1], product))
+    return terms
 
 
 def emit_partial(e, partial, g, ans, args, guard=True, product=adjoint_product):
@@ -30,16 +69,9 @@ def emit_partial(e, partial, g, ans, args, guard=True, product=adjoint_product):
         return g
     if partial is MINUS_ONE:
         return e.neg(g)
-    if isinstance(partial, ArgPartial):
-        return emit_product(e, g, args[partial.index], product if guard else None)
-    if isinstance(partial, FuncPartial):
-        call_args = [ans] if partial.takes_ans else []
-        for i, a in enumerate(args):
-            call_args.append(a if i in partial.reads_args else e.const(0.0, hint="unused"))
-        if partial.takes_ans and not partial.reads_ans:
-            call_args[0] = e.const(0.0, hint="unused")
-        d = e.call(partial.jit, call_args, hint="d")
-        return emit_product(e, g, d, product if guard else None)
+    if is_product(partial):
+        return emit_product(e, g, emit_factor(e, partial, ans, args),
+                            product if guard else None)
     raise TypeError(partial)
 
 

@@ -73,3 +73,65 @@ def test_forms_follow_the_primal_loops(capsys):
     assert "adjoint_product" in looped
     # y = 2: t = 3 is kept, so d/dx of 3 * (x * y + x * x) is 3 * (y + 2 x) = 15
     assert adjit.grad(discarded_infinity_loop)(1.5, 2.0, 3) == pytest.approx(15.0)
+
+
+def product_loop(x, y, n):
+    """Tangents of two-operand products in a loop: forward mode sums each pair of
+    products with one NaN check (``adjoint_product_sum``)."""
+    s = 0.0
+    for i in range(n):
+        s += x * y + math.sin(x * y) * x
+    return s
+
+
+def test_forward_mode_over_loops_checks_nan_once_per_pair(capsys):
+    """jvp of a loop: a product of two active values is one ``adjoint_product_sum``;
+    straight-line code keeps the NaN-select form."""
+    adjit.show(adjit.jvp(product_loop), 0.7, 1.3, 3)
+    looped = capsys.readouterr().out
+    assert "adjoint_product_sum" in looped
+    adjit.show(adjit.jvp(discarded_infinity), 1.5, 2.0)
+    straight = capsys.readouterr().out
+    assert "adjoint_product_sum" not in straight and "adjoint_product_chain" in straight
+    # closed form: d/dx = n (y + sin(xy) + x y cos(xy)), d/dy = n (x + x^2 cos(xy))
+    x, y, n = 0.7, 1.3, 3
+    _, tx = adjit.jvp(product_loop)(x, y, n, 1.0, 0.0)
+    assert tx == pytest.approx(n * (y + math.sin(x * y) + x * y * math.cos(x * y)))
+    _, ty = adjit.jvp(product_loop)(x, y, n, 0.0, 1.0)
+    assert ty == pytest.approx(n * (x + x * x * math.cos(x * y)))
+    check_jvp(product_loop, x, y, n)
+    check_hvp(product_loop, x, y, n)
+
+
+def test_a_pair_sum_guards_a_zero_tangent_times_infinity():
+    """x * y with y = inf and y's tangent 0: the term x%dot * y is NaN unless guarded; its
+    pair x * y%dot is finite. The branch taken on NaN recomputes both guarded."""
+    s, t = adjit.jvp(discarded_infinity_loop)(1.5, math.inf, 3, 1.0, 0.0)
+    assert t == pytest.approx(2 * 1.5 * 3)
+    # a genuine NaN stays NaN: a NaN tangent on a nonzero partial
+    _, t = adjit.jvp(product_loop)(0.7, 1.3, 2, math.nan, 0.0)
+    assert math.isnan(t)
+    # both products NaN-free but inf - inf: the guarded sum gives NaN too, as it must
+    _, t = adjit.jvp(product_loop)(1.0, 1.0, 1, math.inf, -math.inf)
+    assert math.isnan(t)
+
+
+def inner_cube(x):
+    return x * x * x
+
+
+def test_forward_mode_over_a_jvp_program_is_refused():
+    """The tangent of the program's ``x`` would collide with its own ``x%dot`` (it gave
+    1.0 instead of 0.5 for d/dx of jvp(x * y)(x, y, 1, 0.5)): refused, by name."""
+    import numba
+    jc = adjit.jvp(inner_cube)
+
+    @numba.njit
+    def outer(x):
+        return jc(x, 1.0)[1]
+
+    assert outer(0.7) == pytest.approx(3 * 0.49)
+    with pytest.raises(adjit.UnsupportedError, match=r"adjit\.jvp\(\.\.\.\) inside"):
+        adjit.jvp(outer)(0.7, 1.0)
+    with pytest.raises(adjit.UnsupportedError, match="outer"):  # reverse mode refuses it
+        adjit.hvp(outer)(0.7, 1.0)

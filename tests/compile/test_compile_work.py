@@ -1,0 +1,73 @@
+"""Work a first derivative no longer does: Numba's search for scalar call signatures is
+remembered inside adjit's pipelines (``compile/typing_memo.py``), and typing a captured
+function types its generated callees from their captured IR instead of compiling them
+(``GeneratedDispatcher.get_call_template``)."""
+import math
+import operator
+
+import numba
+import pytest
+from numba.core import types
+from numba.core.registry import cpu_target
+
+import adjit
+from adjit.compile import typing_memo
+from adjit.testing import check_hvp
+from adjit.transform.reverse.program import derive
+
+
+def test_scalar_resolutions_are_remembered_only_inside_adjit_pipelines():
+    ctx = cpu_target.typing_context
+    ctx.refresh()
+    fnty = ctx.resolve_value_type(operator.add)
+    args = (types.float64, types.float64)
+    with typing_memo.memoised_scalar_typing():
+        first = ctx.resolve_function_type(fnty, args, {})
+        assert ctx.resolve_function_type(fnty, args, {}) is first
+        assert first.return_type == types.float64
+        # literal arguments go through Numba's own search, every time
+        literal = (types.IntegerLiteral(3), types.int64)
+        assert ctx.resolve_function_type(fnty, literal, {}).return_type == types.int64
+    assert all(type(a) in typing_memo.SCALAR_TYPES for _, _, key_args in typing_memo._memo
+               for a in key_args)
+    # the user's own compile of a scalar function does not add to the memo
+    before = typing_memo.memo_size()
+
+    @numba.njit
+    def user_code(a, b):
+        return a * b - a // b
+
+    assert user_code(numba.uint16(7), numba.int8(3)) == 7 * 3 - 2
+    assert typing_memo.memo_size() == before
+
+
+def damped(x, y):
+    s = 0.0
+    for i in range(4):
+        s += math.sin(x * y + i) * x - 0.5 * y * y
+    return s
+
+
+def test_hvp_does_not_compile_the_passes_of_grad_it_transforms():
+    """hvp = jvp(grad(f)): typing grad(f)'s body for the transform used to compile grad's
+    forward and reverse passes, which nothing calls."""
+    v = (0.3, -0.8)
+    check_hvp(damped, 0.7, 1.1)
+    hv = adjit.hvp(damped, (0, 1))(0.7, 1.1, *v)
+    # closed form of the Hessian-vector product, term by term
+    x, y = 0.7, 1.1
+    hxx = hxy = hyy = 0.0
+    for i in range(4):
+        u = x * y + i
+        hxx += -math.sin(u) * y * y * x + 2 * math.cos(u) * y
+        hxy += -math.sin(u) * x * y * x + 2 * math.cos(u) * x
+        hyy += -math.sin(u) * x ** 3 - 1.0
+    assert hv[0] == pytest.approx(hxx * v[0] + hxy * v[1], rel=1e-12)
+    assert hv[1] == pytest.approx(hxy * v[0] + hyy * v[1], rel=1e-12)
+    program = derive(damped, (types.float64, types.float64), (0, 1))
+    assert not program.fwd_tape.overloads and not program.rev.overloads
+    # calling grad compiles them then, with the same numbers as before
+    g = adjit.grad(damped, (0, 1))(x, y)
+    assert program.fwd_tape.overloads and program.rev.overloads
+    assert g[0] == pytest.approx(sum(math.cos(x * y + i) * x * y + math.sin(x * y + i)
+                                     for i in range(4)), rel=1e-12)

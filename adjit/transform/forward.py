@@ -26,7 +26,7 @@ from ..errors import UnsupportedError
 from ..ir.builder import Emitter, clone_stmt
 from .analysis import activity
 from .partials import forward_product_form, plain_constant_products, product_form
-from .tangents import differentiable_items, dot, has_tangent
+from .tangents import differentiable_items, has_tangent, tangent_suffix
 from ..ir.lists import display_name, is_float_list
 from ..ir.nodes import node_kind
 from .forward_handlers import FWD_HANDLERS
@@ -66,7 +66,7 @@ class ForwardContext:
         self.blocks = fn.func_ir.blocks
         self.active_args = frozenset(active_args)
         self.generated = is_generated(fn.py_func) or fn.extra.get("generated", False)
-        _refuse_tangent_names(fn)
+        self.suffix = tangent_suffix(fn.typemap)
         # the guarded product of this function's tangents: a reverse pass's loops
         # vectorise (they add into shadows), a primal's rarely do (a float reduction),
         # so the primal's tangents take NaN checks (``partials.forward_product_form``)
@@ -96,10 +96,14 @@ class ForwardContext:
     def unsupported(self, construct, loc, detail=""):
         return UnsupportedError(construct, self.fn.name, loc, detail)
 
+    def dot(self, name):
+        """Name of the tangent of variable ``name`` in this function."""
+        return name + self.suffix
+
     def tangent(self, e, var):
         """The tangent of ``var`` as a variable, materialising a zero when inactive."""
         if self.active(var):
-            return e.var(dot(var.name))
+            return e.var(self.dot(var.name))
         return self.zero(e, var, self.typeof(var.name))
 
     def zero(self, e, like, typ):
@@ -120,24 +124,7 @@ class ForwardContext:
         import numpy as np
         if self.typeof(target.name) == types.float32:
             value = e.call(np.float32, [value], hint="f32")
-        e.assign(value, target=dot(target.name))
-
-
-def _refuse_tangent_names(fn):
-    """Refuse forward mode over code that already names tangents (a JVP program, as in
-    ``jvp(f)`` of an ``f`` that calls ``adjit.jvp(g)``): the tangent of its ``x`` would be
-    its own ``x%dot``, and both would be assigned, a wrong number."""
-    names = fn.typemap
-    for block in fn.func_ir.blocks.values():
-        for stmt in block.find_insts(ir.Assign):
-            name = stmt.target.name
-            if name.endswith("%dot") and name[:-len("%dot")] in names:
-                raise UnsupportedError(
-                    "a call of adjit.jvp(...) inside a function differentiated in forward "
-                    "mode (jvp, hvp, hessian)", fn.name, stmt.loc,
-                    "forward mode over a forward-mode derivative is not supported; "
-                    "differentiate the function itself twice instead (hvp or hessian of "
-                    "it, or jvp of adjit.grad(...) of it)")
+        e.assign(value, target=self.dot(target.name))
 
 
 def check_tangent_assigned(ctx, stmt, emitted):
@@ -146,7 +133,7 @@ def check_tangent_assigned(ctx, stmt, emitted):
     tangent undefined, or a stale one from an earlier iteration: a wrong number."""
     if not (isinstance(stmt, ir.Assign) and ctx.active(stmt.target)):
         return
-    name = dot(stmt.target.name)
+    name = ctx.dot(stmt.target.name)
     if any(isinstance(s, ir.Assign) and s.target.name == name for s in emitted):
         return
     raise ctx.unsupported(f"the value assigned to {display_name(stmt.target.name)}", stmt.loc,
@@ -192,7 +179,7 @@ def build_jvp_blocks(ctx, arg_names):
             if ctx.active(target):
                 tan = (ctx.tangent(e, value) if isinstance(value, ir.Var)
                        else ctx.zero(e, target, ctx.typeof(target.name)))
-                pairs.append((e.var(dot(target.name)), tan))
+                pairs.append((e.var(ctx.dot(target.name)), tan))
         copy_phi_inputs(e, pairs)
         term = primal.terminator
         if isinstance(term, ir.Return):
@@ -259,4 +246,4 @@ def derive_jvp(func, argtypes, active_args):
         return program
 
 
-__all__ = ["derive_jvp", "JVPProgram", "dot", "config"]
+__all__ = ["derive_jvp", "JVPProgram", "config"]

@@ -13,7 +13,7 @@ from ..capture.typed_ir import is_generated
 from ..ir.builder import clone_stmt, clone_value
 from ..rules.classify import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
                     positional_count, refuse_list_arguments, unsupported_detail)
-from .tangents import differentiable_items, dot as _dot, has_tangent
+from .tangents import differentiable_items, has_tangent
 from .forward_lists import fwd_build_list, fwd_list_method, fwd_list_new, fwd_list_reduction
 from .forward_tape import fwd_tape_pop, fwd_tape_push
 from .forward_elementwise import elementwise_partial, tangent_like
@@ -34,7 +34,7 @@ def emit_primal(ctx, stmt, e):
             if v.name == stmt.target.name and v.name not in old:
                 old[v.name] = e.assign(e.var(v.name), hint="old")
                 if ctx.active(v):
-                    old[_dot(v.name)] = e.assign(e.var(_dot(v.name)), hint="olddot")
+                    old[ctx.dot(v.name)] = e.assign(e.var(ctx.dot(v.name)), hint="olddot")
     e.stmt(clone_stmt(stmt))
     return old
 
@@ -45,8 +45,8 @@ def _use(e, old, var):
 
 
 def _tan(ctx, e, old, var):
-    if ctx.active(var) and _dot(var.name) in old:
-        return old[_dot(var.name)]
+    if ctx.active(var) and ctx.dot(var.name) in old:
+        return old[ctx.dot(var.name)]
     return ctx.tangent(e, var)
 
 
@@ -55,7 +55,7 @@ def fwd_copy(ctx, stmt, e):
     old = emit_primal(ctx, stmt, e)
     if ctx.active(stmt.target):
         src = stmt.value if isinstance(stmt.value, ir.Var) else stmt.value.value
-        e.assign(_tan(ctx, e, old, src), target=_dot(stmt.target.name))
+        e.assign(_tan(ctx, e, old, src), target=ctx.dot(stmt.target.name))
 
 
 def fwd_exhaust_iter(ctx, stmt, e):
@@ -68,7 +68,7 @@ def fwd_exhaust_iter(ctx, stmt, e):
     old = emit_primal(ctx, stmt, e)
     if ctx.active(stmt.target):
         unpacked = ir.Expr.exhaust_iter(_tan(ctx, e, old, src), stmt.value.count, stmt.loc)
-        e.assign(unpacked, target=_dot(stmt.target.name))
+        e.assign(unpacked, target=ctx.dot(stmt.target.name))
 
 
 def fwd_arg(ctx, stmt, e):
@@ -76,11 +76,11 @@ def fwd_arg(ctx, stmt, e):
     zeros for an undifferentiated array the function writes into)."""
     e.stmt(clone_stmt(stmt))
     if stmt.value.index in ctx.active_args and ctx.active(stmt.target):
-        e.assign(e.var(ctx.tangent_args[stmt.value.index]), target=_dot(stmt.target.name))
+        e.assign(e.var(ctx.tangent_args[stmt.value.index]), target=ctx.dot(stmt.target.name))
     elif ctx.active(stmt.target) and is_float_array(ctx.typeof(stmt.target.name)):
         # an array argument written with differentiated values (``out=``): its tangent
         # starts at zero and takes the tangents of what is written
-        e.call(zeros_shadow, [stmt.target], target=_dot(stmt.target.name))
+        e.call(zeros_shadow, [stmt.target], target=ctx.dot(stmt.target.name))
 
 
 def fwd_constant(ctx, stmt, e):
@@ -88,7 +88,7 @@ def fwd_constant(ctx, stmt, e):
     e.stmt(clone_stmt(stmt))
     if ctx.active(stmt.target):
         e.assign(ctx.zero(e, stmt.target, ctx.typeof(stmt.target.name)),
-                 target=_dot(stmt.target.name))
+                 target=ctx.dot(stmt.target.name))
 
 
 def apply_rule(ctx, stmt, e, rule, name, args):
@@ -259,7 +259,7 @@ def fwd_array_op(ctx, stmt, e, site):
         total = terms[0]
     else:
         total = e.binop(operator.add, terms[0], terms[1], hint="tan")
-    e.assign(total, target=_dot(stmt.target.name))
+    e.assign(total, target=ctx.dot(stmt.target.name))
 
 
 def fwd_getattr(ctx, stmt, e):
@@ -336,7 +336,7 @@ def fwd_call_of(ctx, stmt, e, dispatcher, call_args, argtypes, emit_call):
             ctx.act.active.add(packed.name)
             e.assign(e.tuple([ctx.tangent(e, a) for a in rest
                               if has_tangent(ctx.typeof(a.name))], hint="packed_dot"),
-                     target=_dot(packed.name))
+                     target=ctx.dot(packed.name))
     if is_generated(dispatcher) and npos is None:
         # arrays always get tangents (a shadow's tangent is where H v accumulates); an
         # inactive scalar (the seed ybar) does not, so its zero terms vanish in the callee
@@ -348,14 +348,14 @@ def fwd_call_of(ctx, stmt, e, dispatcher, call_args, argtypes, emit_call):
         e.stmt(clone_stmt(stmt))
         if ctx.active(stmt.target):
             e.assign(ctx.zero(e, stmt.target, ctx.typeof(stmt.target.name)),
-                     target=_dot(stmt.target.name))
+                     target=ctx.dot(stmt.target.name))
         return
     program = ctx.derive_jvp(dispatcher, argtypes, mask)
     tangents = [ctx.tangent(e, call_args[i]) for i in mask]
     dual = emit_call(program.dispatcher, call_args + tangents)
     e.item(dual, 0, target=stmt.target.name)
     if ctx.active(stmt.target):
-        e.item(dual, 1, target=_dot(stmt.target.name))
+        e.item(dual, 1, target=ctx.dot(stmt.target.name))
 
 
 def fwd_linear(ctx, stmt, e, positions):
@@ -364,12 +364,12 @@ def fwd_linear(ctx, stmt, e, positions):
     if not any(ctx.active(stmt.value.args[k]) for k in positions):
         if ctx.active(stmt.target):
             e.assign(ctx.zero(e, stmt.target, ctx.typeof(stmt.target.name)),
-                     target=_dot(stmt.target.name))
+                     target=ctx.dot(stmt.target.name))
         return
     args = [ctx.tangent(e, a) if k in positions else a for k, a in enumerate(stmt.value.args)]
     out = e.call(stmt.value.func, args, hint="lin")
     if ctx.active(stmt.target):
-        e.assign(out, target=_dot(stmt.target.name))
+        e.assign(out, target=ctx.dot(stmt.target.name))
 
 
 BILINEAR = {operator.matmul, np.dot, np.outer, np.kron, np.multiply}
@@ -388,11 +388,11 @@ def fwd_inplace_binop(ctx, stmt, e):
     if not ctx.active(expr.lhs):
         raise ctx.unsupported("accumulating into an array without a tangent", stmt.loc)
     if not ctx.active(expr.rhs):
-        e.assign(e.var(_dot(expr.lhs.name)), target=_dot(stmt.target.name))
+        e.assign(e.var(ctx.dot(expr.lhs.name)), target=ctx.dot(stmt.target.name))
         return
-    update = ir.Expr.inplace_binop(expr.fn, expr.immutable_fn, e.var(_dot(expr.lhs.name)),
+    update = ir.Expr.inplace_binop(expr.fn, expr.immutable_fn, e.var(ctx.dot(expr.lhs.name)),
                                    ctx.tangent(e, expr.rhs), stmt.loc)
-    e.assign(update, target=_dot(stmt.target.name))
+    e.assign(update, target=ctx.dot(stmt.target.name))
 
 
 def fwd_accumulating_bilinear(ctx, stmt, e):
@@ -455,7 +455,7 @@ def fwd_bilinear(ctx, stmt, e, args):
         total = e.call(e.glob(fused, name="bilinear_tangent"),
                        [a, _tan(ctx, e, old, args[0]), b, _tan(ctx, e, old, args[1])],
                        hint="tan")  # one array, not two products and their sum
-        e.assign(total, target=_dot(stmt.target.name))
+        e.assign(total, target=ctx.dot(stmt.target.name))
         return
     terms = []
     if ctx.active(args[0]):
@@ -464,7 +464,7 @@ def fwd_bilinear(ctx, stmt, e, args):
         terms.append(apply(a, _tan(ctx, e, old, args[1])))
     total = terms[0] if len(terms) == 1 else e.binop(operator.add, terms[0], terms[1],
                                                       hint="tan")
-    e.assign(total, target=_dot(stmt.target.name))
+    e.assign(total, target=ctx.dot(stmt.target.name))
 
 
 def fwd_allocation(ctx, stmt, e):
@@ -476,9 +476,9 @@ def fwd_allocation(ctx, stmt, e):
     args = stmt.value.args
     if is_filled_allocation(callee_object(ctx.fn, stmt.value.func)) and ctx.active(args[1]):
         e.call(np.full_like, [stmt.target, ctx.tangent(e, args[1])],
-               target=_dot(stmt.target.name))
+               target=ctx.dot(stmt.target.name))
         return
-    e.call(zeros_shadow, [stmt.target], target=_dot(stmt.target.name))
+    e.call(zeros_shadow, [stmt.target], target=ctx.dot(stmt.target.name))
 
 
 
@@ -497,14 +497,14 @@ def fwd_getitem(ctx, stmt, e):
             if not isinstance(btype, types.UniTuple):
                 raise ctx.unsupported("indexing a mixed tuple with a variable", stmt.loc)
             e.assign(e.getitem(tan_base, _use(e, old, expr.index)),
-                     target=_dot(stmt.target.name))
+                     target=ctx.dot(stmt.target.name))
             return
         pos = differentiable_items(btype).index(expr.index % len(btype.types))
-        e.item(tan_base, pos, target=_dot(stmt.target.name))
+        e.item(tan_base, pos, target=ctx.dot(stmt.target.name))
         return
     index = expr.index if expr.op == "getitem" else e.const(expr.index, hint="idx")
     e.assign(ir.Expr.getitem(tan_base, _use(e, old, index), e.loc),
-             target=_dot(stmt.target.name))
+             target=ctx.dot(stmt.target.name))
 
 
 def fwd_build_tuple(ctx, stmt, e):
@@ -513,7 +513,7 @@ def fwd_build_tuple(ctx, stmt, e):
     if ctx.active(stmt.target):
         items = [ctx.tangent(e, v) for v in stmt.value.items
                  if has_tangent(ctx.typeof(v.name))]
-        e.assign(e.tuple(items, hint="tantup"), target=_dot(stmt.target.name))
+        e.assign(e.tuple(items, hint="tantup"), target=ctx.dot(stmt.target.name))
 
 
 def fwd_setitem(ctx, stmt, e):
@@ -527,7 +527,7 @@ def fwd_setitem(ctx, stmt, e):
                  else stmt.index_var or ir.Const(stmt.index, stmt.loc))
         if isinstance(index, ir.Const):
             index = e.assign(index, hint="idx")
-        e.setitem(e.var(_dot(stmt.target.name)), index, ctx.tangent(e, stmt.value))
+        e.setitem(e.var(ctx.dot(stmt.target.name)), index, ctx.tangent(e, stmt.value))
 
 
 def fwd_iter(ctx, stmt, e):
@@ -536,8 +536,8 @@ def fwd_iter(ctx, stmt, e):
     src = stmt.value.value
     if ctx.active(stmt.target) and ctx.active(src):
         new = clone_value(stmt.value)
-        new.value = e.var(_dot(src.name))
-        e.assign(new, target=_dot(stmt.target.name))
+        new.value = e.var(ctx.dot(src.name))
+        e.assign(new, target=ctx.dot(stmt.target.name))
 
 
 def fwd_plain(ctx, stmt, e):

@@ -11,7 +11,6 @@ from ..ir.builder import clone_stmt, clone_value
 from ..ir.lists import (ARRAY_MAKERS, check_method, is_float_list, list_method,
                        list_reduction)
 from ..rules.lists import list_argmax, list_argmin
-from .tangents import dot as _dot
 
 
 def fwd_build_list(ctx, stmt, e):
@@ -24,14 +23,14 @@ def fwd_build_list(ctx, stmt, e):
                               "values", stmt.loc, "lists of floats are supported; use an "
                               "array or a tuple for other values")
     items = [ctx.tangent(e, v) for v in stmt.value.items]
-    e.assign(ir.Expr.build_list(items, stmt.loc), target=_dot(stmt.target.name))
+    e.assign(ir.Expr.build_list(items, stmt.loc), target=ctx.dot(stmt.target.name))
 
 
 def fwd_list_new(ctx, stmt, e, cls):
     """fwd: ``L = List()`` / ``L%dot = List()``: an empty list of the same kind."""
     e.stmt(clone_stmt(stmt))
     if ctx.active(stmt.target):
-        e.assign(clone_value(stmt.value), target=_dot(stmt.target.name))
+        e.assign(clone_value(stmt.value), target=ctx.dot(stmt.target.name))
 
 
 def fwd_list_method(ctx, stmt, e, cls):
@@ -42,7 +41,7 @@ def fwd_list_method(ctx, stmt, e, cls):
     if not ctx.active(lst):
         return
     check_method(method, lst, stmt.loc, ctx.unsupported)
-    bound = e.assign(ir.Expr.getattr(e.var(_dot(lst.name)), method, stmt.loc), hint="meth")
+    bound = e.assign(ir.Expr.getattr(e.var(ctx.dot(lst.name)), method, stmt.loc), hint="meth")
     e.call(bound, [ctx.tangent(e, a) for a in stmt.value.args], hint="void")
 
 
@@ -58,9 +57,9 @@ def fwd_list_reduction(ctx, stmt, e, cls):
         return
     if func is sum or func in ARRAY_MAKERS:
         call = clone_value(stmt.value)
-        call.args = [e.var(_dot(lst.name))] + list(call.args[1:])
-        e.assign(call, target=_dot(stmt.target.name))
+        call.args = [e.var(ctx.dot(lst.name))] + list(call.args[1:])
+        e.assign(call, target=ctx.dot(stmt.target.name))
         return
     k = e.call(list_argmax if func is max else list_argmin, [lst], hint="k")
-    e.assign(ir.Expr.getitem(e.var(_dot(lst.name)), k, stmt.loc),
-             target=_dot(stmt.target.name))
+    e.assign(ir.Expr.getitem(e.var(ctx.dot(lst.name)), k, stmt.loc),
+             target=ctx.dot(stmt.target.name))

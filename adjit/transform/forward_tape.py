@@ -7,7 +7,7 @@ from numba.core import types
 from ..ir.builder import clone_stmt
 from ..runtime import tape as tape_rt
 from ..ir.value_types import is_float
-from .tangents import differentiable_items, dot as _dot
+from .tangents import differentiable_items
 
 
 def fwd_tape_push(ctx, stmt, e):
@@ -47,9 +47,9 @@ def fwd_tape_pop(ctx, stmt, e):
     tape = stmt.value.args[0]
     e.stmt(clone_stmt(stmt))
     if isinstance(typ, types.BaseTuple) and differentiable_items(typ):
-        e.call(tape_rt.pop_record(tangent_type(typ)), [tape], target=_dot(stmt.target.name))
+        e.call(tape_rt.pop_record(tangent_type(typ)), [tape], target=ctx.dot(stmt.target.name))
     elif is_float(typ):
-        e.call(tape_rt.pop_record(typ), [tape], target=_dot(stmt.target.name))
+        e.call(tape_rt.pop_record(typ), [tape], target=ctx.dot(stmt.target.name))
 
 
 def tangent_type(typ, depth=0):

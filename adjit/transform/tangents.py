@@ -6,9 +6,18 @@ from numba.core import types
 from ..ir.value_types import is_differentiable
 
 
-def dot(name):
-    """Name of the tangent of variable ``name``."""
-    return f"{name}%dot"
+def tangent_suffix(names):
+    """The suffix that names tangents (``x%dot``) in a function whose variables are
+    ``names``: ``%dot``, unless the function already has such names (a JVP program
+    differentiated again in forward mode, ``jvp`` of code calling ``adjit.jvp``), then
+    ``%dot1``, ``%dot2``, ... whichever no variable contains. The tangent of its ``x``
+    must not be its own ``x%dot``: both would be assigned, and a number would be
+    wrong."""
+    suffix, level = "%dot", 0
+    while any(suffix in name for name in names):
+        level += 1
+        suffix = f"%dot{level}"
+    return suffix
 
 
 def differentiable_items(typ):

@@ -116,22 +116,37 @@ def test_a_pair_sum_guards_a_zero_tangent_times_infinity():
     assert math.isnan(t)
 
 
-def inner_cube(x):
-    return x * x * x
+def inner_product(x, y):
+    return x * y
 
 
-def test_forward_mode_over_a_jvp_program_is_refused():
-    """The tangent of the program's ``x`` would collide with its own ``x%dot`` (it gave
-    1.0 instead of 0.5 for d/dx of jvp(x * y)(x, y, 1, 0.5)): refused, by name."""
+def inner_product_loop(x, y, n):
+    s = 0.0
+    for i in range(n):
+        s += x * y + math.sin(x * y)
+    return s
+
+
+def test_forward_mode_over_a_jvp_program_names_its_tangents_apart():
+    """jvp of code that calls adjit.jvp: the outer tangent of the program's ``x`` must not
+    be the program's own ``x%dot`` (with inner tangents other than the outer ones, that
+    collision gave 1.0 instead of 0.5 for d/dx of x%dot * y + x * y%dot)."""
     import numba
-    jc = adjit.jvp(inner_cube)
+    jp, jl = adjit.jvp(inner_product), adjit.jvp(inner_product_loop)
 
     @numba.njit
-    def outer(x):
-        return jc(x, 1.0)[1]
+    def outer(x, y):
+        return jp(x, y, 1.0, 0.5)[1]  # y + 0.5 x
 
-    assert outer(0.7) == pytest.approx(3 * 0.49)
-    with pytest.raises(adjit.UnsupportedError, match=r"adjit\.jvp\(\.\.\.\) inside"):
-        adjit.jvp(outer)(0.7, 1.0)
-    with pytest.raises(adjit.UnsupportedError, match="outer"):  # reverse mode refuses it
-        adjit.hvp(outer)(0.7, 1.0)
+    @numba.njit
+    def outer_loop(x, y):
+        return jl(x, y, 3, 1.0, 0.5)[1]
+
+    x, y = 0.7, 1.3
+    assert adjit.jvp(outer)(x, y, 1.0, 0.0)[1] == pytest.approx(0.5)
+    assert adjit.jvp(outer)(x, y, 0.0, 1.0)[1] == pytest.approx(1.0)
+    # outer_loop = 3 (y + y cos(xy) + 0.5 (x + x cos(xy))); its x-derivative:
+    u = x * y
+    expected = 3 * (-y * y * math.sin(u) + 0.5 * (1 + math.cos(u) - u * math.sin(u)))
+    assert adjit.jvp(outer_loop)(x, y, 1.0, 0.0)[1] == pytest.approx(expected, rel=1e-12)
+    check_jvp(outer_loop, x, y)

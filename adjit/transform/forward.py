@@ -25,7 +25,8 @@ from ..compile.dispatcher import TransformDispatcher, generated_dispatcher
 from ..errors import UnsupportedError
 from ..ir.builder import Emitter, clone_stmt
 from .analysis import activity
-from .partials import forward_product_form, plain_constant_products, product_form
+from .partials import plain_constant_products, product_form
+from ..rules.core import adjoint_product_branch
 from .tangents import differentiable_items, has_tangent, tangent_suffix
 from ..ir.lists import display_name, is_float_list
 from ..ir.nodes import node_kind
@@ -69,9 +70,11 @@ class ForwardContext:
         self.suffix = tangent_suffix(fn.typemap)
         # the guarded product of this function's tangents: a reverse pass's loops
         # vectorise (they add into shadows), a primal's rarely do (a float reduction),
-        # so the primal's tangents take NaN checks (``partials.forward_product_form``)
+        # so the primal's tangents are checked for NaN, two products at a time, with the
+        # guard in a block of its own (jvp of large_single_block 2.53 -> 2.33 times the
+        # primal, rosenbrock_loop 2.94 -> 2.69)
         self.product = (product_form(self.blocks) if self.generated
-                        else forward_product_form(self.blocks))
+                        else adjoint_product_branch)
         self.derive_jvp = derive_jvp  # handlers derive callees through the context
         self.act = (generated_activity(fn, self.active_args) if self.generated
                     else activity(fn, self.active_args))

@@ -7,7 +7,7 @@ from numba.core import ir
 from numba.core.analysis import compute_cfg_from_blocks
 
 from ..rules.core import (ADJOINT_PRODUCTS, MINUS_ONE, ONE, ArgPartial, FuncPartial,
-                          adjoint_product, adjoint_product_branch, adjoint_product_chain,
+                          adjoint_product, adjoint_product_chain,
                           adjoint_product_sum)
 
 
@@ -17,14 +17,6 @@ def product_form(blocks):
     (it keeps a chain of products at multiply speed). See ``rules.core``."""
     has_loop = bool(compute_cfg_from_blocks(blocks).loops())
     return adjoint_product if has_loop else adjoint_product_chain
-
-
-def forward_product_form(blocks):
-    """The guarded product of forward mode over the user's code with these blocks: the
-    branch form where there is a loop (mostly float reductions, which do not vectorise),
-    the NaN-select form in straight-line code (``product_form``'s reason)."""
-    has_loop = bool(compute_cfg_from_blocks(blocks).loops())
-    return adjoint_product_branch if has_loop else adjoint_product_chain
 
 
 def is_product(partial):

@@ -84,15 +84,28 @@ def product_loop(x, y, n):
     return s
 
 
-def test_forward_mode_over_loops_checks_nan_once_per_pair(capsys):
-    """jvp of a loop: a product of two active values is one ``adjoint_product_sum``;
-    straight-line code keeps the NaN-select form."""
+def sine(x):
+    return math.sin(x)
+
+
+def test_forward_mode_checks_nan_once_per_pair(capsys):
+    """jvp of the user's code: a product of two active values is one
+    ``adjoint_product_sum``, a single product ``adjoint_product_branch``, looped or not;
+    forward mode over a reverse pass (hvp) keeps the reverse pass's forms."""
     adjit.show(adjit.jvp(product_loop), 0.7, 1.3, 3)
     looped = capsys.readouterr().out
     assert "adjoint_product_sum" in looped
     adjit.show(adjit.jvp(discarded_infinity), 1.5, 2.0)
     straight = capsys.readouterr().out
-    assert "adjoint_product_sum" not in straight and "adjoint_product_chain" in straight
+    assert "adjoint_product_sum" in straight and "adjoint_product_chain" not in straight
+    adjit.show(adjit.jvp(sine), 0.3)
+    assert "adjoint_product_branch" in capsys.readouterr().out  # x%dot * cos(x) alone
+    from adjit.transform.forward import ForwardContext, derive_jvp
+    from numba.core import types
+    grad_program = derive_jvp(adjit.grad(discarded_infinity),
+                              (types.float64, types.float64), (0, 1))
+    ctx = ForwardContext(grad_program.typed, (0, 1))
+    assert ctx.product.__name__ == "adjoint_product_chain"
     # closed form: d/dx = n (y + sin(xy) + x y cos(xy)), d/dy = n (x + x^2 cos(xy))
     x, y, n = 0.7, 1.3, 3
     _, tx = adjit.jvp(product_loop)(x, y, n, 1.0, 0.0)

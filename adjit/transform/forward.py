@@ -25,8 +25,7 @@ from ..compile.dispatcher import TransformDispatcher, generated_dispatcher
 from ..errors import UnsupportedError
 from ..ir.builder import Emitter, clone_stmt
 from .analysis import activity
-from .partials import plain_constant_products, product_form
-from ..rules.core import adjoint_product_branch
+from .partials import forward_product_form, plain_constant_products, product_form
 from .tangents import differentiable_items, has_tangent, tangent_suffix
 from ..ir.lists import display_name, is_float_list
 from ..ir.nodes import node_kind
@@ -69,12 +68,13 @@ class ForwardContext:
         self.generated = is_generated(fn.py_func) or fn.extra.get("generated", False)
         self.suffix = tangent_suffix(fn.typemap)
         # the guarded product of this function's tangents: a reverse pass's loops
-        # vectorise (they add into shadows), a primal's rarely do (a float reduction),
-        # so the primal's tangents are checked for NaN, two products at a time, with the
-        # guard in a block of its own (jvp of large_single_block 2.53 -> 2.33 times the
-        # primal, rosenbrock_loop 2.94 -> 2.69)
+        # vectorise (they add into shadows); the user's reductions do not, nor does
+        # straight-line code, where the tangents are checked for NaN two products at a
+        # time with the guard in a block of its own (``partials.forward_product_form``:
+        # jvp of large_single_block 2.53 -> 2.33 times the primal, rosenbrock_loop
+        # 2.94 -> 2.69)
         self.product = (product_form(self.blocks) if self.generated
-                        else adjoint_product_branch)
+                        else forward_product_form(self.blocks, self.typeof))
         self.derive_jvp = derive_jvp  # handlers derive callees through the context
         self.act = (generated_activity(fn, self.active_args) if self.generated
                     else activity(fn, self.active_args))

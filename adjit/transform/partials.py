@@ -3,11 +3,11 @@
 import math
 import operator
 
-from numba.core import ir
+from numba.core import ir, types
 from numba.core.analysis import compute_cfg_from_blocks
 
 from ..rules.core import (ADJOINT_PRODUCTS, MINUS_ONE, ONE, ArgPartial, FuncPartial,
-                          adjoint_product, adjoint_product_chain,
+                          adjoint_product, adjoint_product_branch, adjoint_product_chain,
                           adjoint_product_sum)
 
 
@@ -17,6 +17,35 @@ def product_form(blocks):
     (it keeps a chain of products at multiply speed). See ``rules.core``."""
     has_loop = bool(compute_cfg_from_blocks(blocks).loops())
     return adjoint_product if has_loop else adjoint_product_chain
+
+
+def forward_product_form(blocks, typeof):
+    """The guarded product of forward mode over the user's code with these blocks:
+    ``adjoint_product_branch`` (checked for NaN, two products at a time, with the guard
+    in a block of its own) in loops that carry a float from one iteration to the next (a
+    reduction, which -O3 does not vectorise without reassociation) and in long
+    straight-line code; the NaN-select form in other loops (elementwise maps, which
+    vectorise, as rule kernels over arrays do) and in short straight-line functions,
+    which are inlined into such loops (a partial's helper inside an elementwise
+    kernel). ``typeof(name)`` types a variable."""
+    loops = compute_cfg_from_blocks(blocks).loops().values()
+    if not loops:
+        long = sum(len(block.body) for block in blocks.values()) > LONG_STRAIGHT_LINE
+        return adjoint_product_branch if long else adjoint_product_chain
+    if any(_carries_float(blocks[loop.header], typeof) for loop in loops):
+        return adjoint_product_branch
+    return adjoint_product_chain
+
+
+#: statements beyond which straight-line code is not a helper for loops to inline
+LONG_STRAIGHT_LINE = 64
+
+
+def _carries_float(header, typeof):
+    """Whether a loop header has a float phi (a value carried around the loop)."""
+    return any(isinstance(stmt.value, ir.Expr) and stmt.value.op == "phi"
+               and isinstance(typeof(stmt.target.name), types.Float)
+               for stmt in header.find_insts(ir.Assign))
 
 
 def is_product(partial):

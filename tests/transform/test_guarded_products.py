@@ -84,29 +84,53 @@ def product_loop(x, y, n):
     return s
 
 
-def sine(x):
-    return math.sin(x)
+def elementwise_loop(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] * x[i] * 2.0
+    return out.sum()
 
 
-def test_forward_mode_checks_nan_once_per_pair(capsys):
-    """jvp of the user's code: a product of two active values is one
-    ``adjoint_product_sum``, a single product ``adjoint_product_branch``, looped or not;
-    forward mode over a reverse pass (hvp) keeps the reverse pass's forms."""
+def long_block(x):
+    a = x  # 56 dependent products, more statements than a helper has
+    a = a * x * 1.01; a = a * x * 1.01; a = a * x * 1.01; a = a * x * 1.01
+    a = a * x * 1.01; a = a * x * 1.01; a = a * x * 1.01; a = a * x * 1.01
+    a = a * x * 1.01; a = a * x * 1.01; a = a * x * 1.01; a = a * x * 1.01
+    a = a * x * 1.01; a = a * x * 1.01; a = a * x * 1.01; a = a * x * 1.01
+    a = a * x * 1.01; a = a * x * 1.01; a = a * x * 1.01; a = a * x * 1.01
+    a = a * x * 1.01; a = a * x * 1.01; a = a * x * 1.01; a = a * x * 1.01
+    a = a * x * 1.01; a = a * x * 1.01; a = a * x * 1.01; a = a * x * 1.01
+    return a
+
+
+def jvp_form(f, *args):
+    """The guarded product forward mode picks for f's own code."""
+    import numba
+    from adjit.capture.typed_ir import capture
+    from adjit.transform.forward import ForwardContext
+    argtypes = tuple(numba.typeof(a) for a in args)
+    return ForwardContext(capture(f, argtypes), (0,)).product.__name__
+
+
+def test_forward_mode_forms_follow_the_code(capsys):
+    """jvp of the user's code: a float reduction loop and long straight-line code check
+    for NaN with the guard in a cold block, two products at a time
+    (``adjoint_product_sum``); an elementwise loop (it vectorises) and a short function
+    (a helper that such a loop inlines) keep the NaN-select form; forward mode over a
+    reverse pass (hvp) keeps the reverse pass's forms."""
+    import numpy as np
+    assert jvp_form(product_loop, 0.7, 1.3, 3) == "adjoint_product_branch"
+    assert jvp_form(long_block, 0.9) == "adjoint_product_branch"
+    assert jvp_form(elementwise_loop, np.ones(3), np.ones(3)) == "adjoint_product_chain"
+    assert jvp_form(discarded_infinity, 1.5, 2.0) == "adjoint_product_chain"
     adjit.show(adjit.jvp(product_loop), 0.7, 1.3, 3)
-    looped = capsys.readouterr().out
-    assert "adjoint_product_sum" in looped
-    adjit.show(adjit.jvp(discarded_infinity), 1.5, 2.0)
-    straight = capsys.readouterr().out
-    assert "adjoint_product_sum" in straight and "adjoint_product_chain" not in straight
-    adjit.show(adjit.jvp(sine), 0.3)
-    assert "adjoint_product_branch" in capsys.readouterr().out  # x%dot * cos(x) alone
+    assert "adjoint_product_sum" in capsys.readouterr().out
     from adjit.transform.forward import ForwardContext, derive_jvp
     from numba.core import types
     grad_program = derive_jvp(adjit.grad(discarded_infinity),
                               (types.float64, types.float64), (0, 1))
-    ctx = ForwardContext(grad_program.typed, (0, 1))
-    assert ctx.product.__name__ == "adjoint_product_chain"
-    # closed form: d/dx = n (y + sin(xy) + x y cos(xy)), d/dy = n (x + x^2 cos(xy))
+    assert ForwardContext(grad_program.typed, (0, 1)).product.__name__ == (
+        "adjoint_product_chain")
+    # closed forms: d/dx = n (y + sin(xy) + x y cos(xy)), d/dy = n (x + x^2 cos(xy))
     x, y, n = 0.7, 1.3, 3
     _, tx = adjit.jvp(product_loop)(x, y, n, 1.0, 0.0)
     assert tx == pytest.approx(n * (y + math.sin(x * y) + x * y * math.cos(x * y)))
@@ -114,6 +138,9 @@ def test_forward_mode_checks_nan_once_per_pair(capsys):
     assert ty == pytest.approx(n * (x + x * x * math.cos(x * y)))
     check_jvp(product_loop, x, y, n)
     check_hvp(product_loop, x, y, n)
+    _, t = adjit.jvp(long_block)(0.9, 1.0)
+    assert t == pytest.approx(29 * 1.01 ** 28 * 0.9 ** 28, rel=1e-12)
+    check_hvp(long_block, 0.9)
 
 
 def test_a_pair_sum_guards_a_zero_tangent_times_infinity():

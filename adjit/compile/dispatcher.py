@@ -23,6 +23,7 @@ from ..runtime import truncate_current
 from .caches import track_dispatcher
 from .inline_library import UseInlineOnlyLibrary
 from .typing_memo import MemoisedScalarTyping
+from .shared_globals import share_call_globals
 from .whole_writes import rewrite_whole_array_writes
 from .timing import note_llvm, phase
 
@@ -121,6 +122,7 @@ class BuildGeneratedIR(FunctionPass):
         # function, whose IR adjit also differentiates in reverse mode
         if not getattr(stub, "_adjit_plain", False):
             blocks = rewrite_whole_array_writes(blocks)
+        blocks = share_call_globals(blocks)  # one load per callee
         # building may create intrinsics (tape pops of new record types): install them
         state.typingctx.refresh()
         state.targetctx.refresh()

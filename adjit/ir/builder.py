@@ -126,3 +126,15 @@ def clone_stmt(stmt):
         return ir.Assign(clone_value(stmt.value), stmt.target, stmt.loc)
     new = copy.copy(stmt)
     return new
+
+
+def copy_blocks(blocks):
+    """Blocks Numba may edit without touching ``blocks``: new blocks, body lists and
+    expression nodes (``clone_stmt``), sharing the variables and the scope. A deep copy
+    cost a tenth of a long reverse pass's compile."""
+    copies = {}
+    for label, block in blocks.items():
+        copies[label] = ir.Block(block.scope, block.loc)
+        copies[label].body = [clone_stmt(stmt) for stmt in block.body]
+    return copies
+

@@ -10,12 +10,12 @@ A ``ReverseProgram`` owns generated dispatchers that share the tape:
 Programs are cached per key and created before their IR is built, so a function that calls
 itself finds its own program in the cache instead of deriving it again.
 """
-import copy
 import threading
 
 from numba.core import types
 
 from ...capture.normalise import normalise
+from ...ir.builder import copy_blocks
 from ...ir.checks import after_rewrite
 from ...capture.typed_ir import capture, py_function_of
 from ...compile.dispatcher import generated_dispatcher
@@ -143,7 +143,7 @@ class ReverseProgram:
         self._check(argtypes, len(self.array_args) + 1)
         ctx, rev = self.analysis()
         self._done("rev")
-        blocks = copy.deepcopy(rev.blocks)  # Numba's passes edit the blocks they compile
+        blocks = copy_blocks(rev.blocks)  # Numba's passes edit the blocks they compile
         after_rewrite(blocks, f"reverse pass of {self.py_func.__qualname__}",
                       ("adjit_tape",) + self.arg_names)
         return blocks

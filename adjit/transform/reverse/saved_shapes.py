@@ -29,19 +29,23 @@ class SavedShapes:
         self.saved_shapes[id(stmt)] = [(shape_of(name), shape)]
 
     def same_shape_operand(self, value, ndim):
-        """An argument of the function whose shape an elementwise result has, through a
-        chain of elementwise operations of one array operand each (``np.sin(x)``,
-        ``2.0 * np.exp(x)``): saving its shape lets a gradient's forward pass drop the
-        result when nothing else reads it (``dead_code``). None otherwise."""
+        """The earliest array with the shape of an elementwise result, through a chain
+        of elementwise operations of one array operand each (``np.sin(x)``,
+        ``2.0 * np.exp(x)``, ``(y - m) ** 2``): an argument of the function where the
+        chain starts at one, else the last array the chain passes through. Each is
+        computed before the result, so saving its shape never keeps more alive, and lets
+        a gradient's forward pass drop the result when nothing else reads it
+        (``dead_code``). None when the value is no such chain."""
+        found = None
         for _ in range(64):
             parts = elementwise_parts(self.fn, value) if isinstance(value, ir.Expr) else None
             if parts is None:
-                return None
+                return found
             arrays = [a for a in parts[1] if isinstance(self.typeof(a.name), types.Array)]
             if len(arrays) != 1 or self.typeof(arrays[0].name).ndim != ndim:
-                return None
-            operand = arrays[0]
-            value = self.definition(operand.name)
+                return found
+            found = arrays[0]
+            value = self.definition(found.name)
             if isinstance(value, ir.Arg):
-                return operand
-        return None
+                return found
+        return found

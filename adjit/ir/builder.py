@@ -137,4 +137,3 @@ def copy_blocks(blocks):
         copies[label] = ir.Block(block.scope, block.loc)
         copies[label].body = [clone_stmt(stmt) for stmt in block.body]
     return copies
-

@@ -269,6 +269,14 @@ def _select_if_nan(builder, product, guarded):
     return chosen
 
 
+def _multiply(context, builder, mul_sig, values, value_types):
+    """``g * d`` in the types of ``mul_sig`` (Numba's signature of the product), each
+    value cast from its own type first."""
+    cast = [context.cast(builder, v, t, a)
+            for v, t, a in zip(values, value_types, mul_sig.args)]
+    return context.get_function(operator.mul, mul_sig)(builder, cast)
+
+
 def _zero_factor_guard(context, builder, product, factors, result):
     """``product`` with the zero factor selected over it: ``factors`` are (value, type)
     pairs, the partial first, each cast to ``result``."""
@@ -308,9 +316,7 @@ def _guarded_product(typingctx, g, d, form):
 
     def codegen(context, builder, sig, args):
         """g * d, with the zero factor selected over it."""
-        g_val, d_val = (context.cast(builder, v, t, a)
-                        for v, t, a in zip(args, sig.args, mul_sig.args))
-        product = context.get_function(operator.mul, mul_sig)(builder, [g_val, d_val])
+        product = _multiply(context, builder, mul_sig, args, sig.args)
         if isinstance(result, types.Integer):
             return product
         factors = ((args[1], sig.args[1]), (args[0], sig.args[0]))
@@ -384,10 +390,8 @@ def adjoint_product_sum(typingctx, g1, d1, g2, d2):
         products, guards = [], []
         for (g, d), (gt, dt), msig in zip((args[:2], args[2:]), (sig.args[:2], sig.args[2:]),
                                           (sig1, sig2)):
-            vals = [context.cast(builder, v, t, a) for v, t, a in zip((g, d), (gt, dt),
-                                                                       msig.args)]
-            product = context.get_function(operator.mul, msig)(builder, vals)
-            product = context.cast(builder, product, msig.return_type, result)
+            product = context.cast(builder, _multiply(context, builder, msig, (g, d), (gt, dt)),
+                                   msig.return_type, result)
             products.append(product)
             guards.append((product, ((d, dt), (g, gt))))
         add_impl = context.get_function(operator.add, add)

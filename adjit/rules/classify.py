@@ -193,6 +193,7 @@ def positional_count(dispatcher):
 
 #: what ``classify_call`` can answer; each mode maps every kind to one handler
 CALL_KINDS = ("array_op", "list_method", "list_new", "list_reduction", "tape_push",
+              "tape_reserve", "tape_put",
               "tape_pop", "unwinding_call", "allocation", "accumulating_bilinear", "adjoint_product", "linear",
               "derived", "elementwise", "matmul", "reduction", "nondiff", "scalar",
               "unsupported")
@@ -347,6 +348,10 @@ def _structural_kind(fn, expr, key):
         return "accumulating_bilinear"
     if key is tape_rt.tape_push:
         return "tape_push"
+    if key is tape_rt.tape_reserve:
+        return "tape_reserve"
+    if key is tape_rt.tape_put:
+        return "tape_put"
     if key is unwinding_call:
         return "unwinding_call"
     if any(key is form for form in ADJOINT_PRODUCTS) or key is adjoint_product_sum:

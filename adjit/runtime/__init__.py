@@ -9,12 +9,13 @@ Numba intrinsics (usable in nopython code, inlined into it):
 
 from adjit.runtime.loader import STATE as _STATE
 from adjit.runtime.tape import (
-    pop_record, record_words, tape_acquire, tape_depth, tape_push, tape_set_depth,
+    pop_record, record_words, tape_acquire, tape_depth, tape_push, tape_put, tape_reserve,
+    tape_set_depth,
 )
 
 __all__ = [
     "tape_acquire", "tape_push", "pop_record", "tape_depth", "tape_set_depth",
-    "record_words", "current_depth", "truncate_current", "runtime_stats",
+    "record_words", "tape_reserve", "tape_put", "current_depth", "truncate_current", "runtime_stats",
 ]
 
 

@@ -202,6 +202,48 @@ def tape_push(typingctx, tape, record):
     return types.none(types.voidptr, rec), codegen
 
 
+@intrinsic(prefer_literal=True)
+def tape_reserve(typingctx, tape, nwords):
+    """Reserve ``nwords`` (a constant) words on ``tape`` for one record, to be written
+    item by item with ``tape_put`` as each value is computed: a long straight-line block
+    then stores its values as it goes, instead of keeping them all live until one push
+    at its end. Nothing else may push before the record is complete."""
+    _check_tape(tape)
+    if not isinstance(nwords, types.IntegerLiteral):
+        return None  # the word count must be a constant
+    count = nwords.literal_value
+
+    def codegen(context, builder, sig, args):
+        _link_fast_path(context)
+        slot = _call(builder, "adjit_tape_reserve", args[0], ir.Constant(_I64, count))
+        _raise_oom_if_null(context, builder, slot)
+        return slot
+    return types.voidptr(types.voidptr, nwords), codegen
+
+
+@intrinsic(prefer_literal=True)
+def tape_put(typingctx, slot, offset, value):
+    """Write ``value`` (anything ``tape_push`` takes) at word ``offset`` (a constant) of a
+    record reserved by ``tape_reserve``: the same words, with the same array reference,
+    that ``tape_push`` of the whole record writes there."""
+    _check_tape(slot)
+    if not isinstance(offset, types.IntegerLiteral):
+        return None  # the offset must be a constant
+    rec = _check_record(value, "tape_put")
+    start = offset.literal_value
+
+    def codegen(context, builder, sig, args):
+        words = []
+        _encode(context, builder, rec, args[2], words)
+        if context.enable_nrt:
+            context.nrt.incref(builder, rec, args[2])
+        _link_fast_path(context)
+        for i, w in enumerate(words):
+            _call(builder, "adjit_tape_put", args[0], ir.Constant(_I64, start + i), w)
+        return context.get_dummy_value()
+    return types.none(types.voidptr, offset, rec), codegen
+
+
 @intrinsic
 def tape_depth(typingctx, tape):
     """Number of 8-byte words currently on ``tape``."""

@@ -30,6 +30,7 @@ from .tangents import differentiable_items, has_tangent, tangent_suffix
 from ..ir.lists import display_name, is_float_list
 from ..ir.nodes import node_kind
 from .forward_handlers import FWD_HANDLERS
+from .forward_tape import early_record_tangents
 from .reverse.forward_pass import copy_phi_inputs, is_phi, phi_exports
 from ..compile.caches import owned_cache
 from ..rules.arrays import zeros_shadow
@@ -76,6 +77,7 @@ class ForwardContext:
         self.product = (product_form(self.blocks) if self.generated
                         else forward_product_form(self.blocks, self.typeof))
         self.derive_jvp = derive_jvp  # handlers derive callees through the context
+        self.early_records = early_record_tangents(self.blocks, fn.typeof)
         self.act = (generated_activity(fn, self.active_args) if self.generated
                     else activity(fn, self.active_args))
         self.tangent_args = tangent_arg_names(fn.arg_names, self.active_args)

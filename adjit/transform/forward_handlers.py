@@ -15,7 +15,7 @@ from ..rules.classify import (array_op_site, call_name, callee_object, classify_
                     positional_count, refuse_list_arguments, unsupported_detail)
 from .tangents import differentiable_items, has_tangent
 from .forward_lists import fwd_build_list, fwd_list_method, fwd_list_new, fwd_list_reduction
-from .forward_tape import fwd_tape_pop, fwd_tape_push
+from .forward_tape import fwd_tape_pop, fwd_tape_push, fwd_tape_put, fwd_tape_reserve
 from .forward_elementwise import elementwise_partial, tangent_like
 from .partials import emit_factor, emit_partial, emit_product_sums, is_product
 from ..rules import NONDIFF, lookup
@@ -201,6 +201,8 @@ FWD_CALLS = {
     "list_reduction": fwd_list_reduction,
     "tape_push": lambda ctx, stmt, e, c: fwd_tape_push(ctx, stmt, e),
     "tape_pop": lambda ctx, stmt, e, c: fwd_tape_pop(ctx, stmt, e),
+    "tape_reserve": lambda ctx, stmt, e, c: fwd_tape_reserve(ctx, stmt, e),
+    "tape_put": lambda ctx, stmt, e, c: fwd_tape_put(ctx, stmt, e),
     "unwinding_call": lambda ctx, stmt, e, c: fwd_unwinding_call(ctx, stmt, e, c),
     "allocation": lambda ctx, stmt, e, c: fwd_allocation(ctx, stmt, e),
     "accumulating_bilinear": lambda ctx, stmt, e, c: fwd_accumulating_bilinear(ctx, stmt, e),

@@ -2,7 +2,7 @@
 record's tangents travel on the tape with it, below its primal items.
 """
 import numpy as np
-from numba.core import types
+from numba.core import ir, types
 
 from ..ir.builder import clone_stmt
 from ..runtime import tape as tape_rt
@@ -65,3 +65,46 @@ def tangent_type(typ, depth=0):
     if isinstance(typ, types.Array) and depth > 1:
         return typ.copy(layout="A", readonly=False)
     return typ
+
+
+def early_record_tangents(blocks, typeof):
+    """For each record written item by item (``tape_reserve`` then ``tape_put``s, see
+    ``reverse.forward_pass.push_record``): ``slot name -> (tangent words, {item offset:
+    tangent offset})``. The tangents of its float items form the record below it, in
+    item order, as ``fwd_tape_push`` lays out a whole record's; the items are scalars.
+    ``typeof`` is the function's own (offsets are literal types)."""
+    loads = {stmt.target.name: stmt.value for block in blocks.values() for stmt in block.body
+             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Global)}
+    floats = {}
+    for block in blocks.values():
+        for stmt in block.body:
+            value = getattr(stmt, "value", None)
+            if (isinstance(value, ir.Expr) and value.op == "call"
+                    and getattr(loads.get(value.func.name), "value", None) is tape_rt.tape_put):
+                slot, offset, item = value.args
+                found = floats.setdefault(slot.name, [])
+                if isinstance(types.unliteral(typeof(item.name)), types.Float):
+                    found.append(typeof(offset.name).literal_value)
+    return {slot: (len(offsets), {off: k for k, off in enumerate(sorted(offsets))})
+            for slot, offsets in floats.items()}
+
+
+def fwd_tape_reserve(ctx, stmt, e):
+    """fwd: reserve the record of the tangents first, so that it lies below the primal
+    record (``ctx.dot(slot)`` is its slot)."""
+    tangent_words, _ = ctx.early_records.get(stmt.target.name, (0, {}))
+    if tangent_words:
+        e.call(tape_rt.tape_reserve, [stmt.value.args[0], e.const(tangent_words)],
+               target=ctx.dot(stmt.target.name))
+    e.stmt(clone_stmt(stmt))
+
+
+def fwd_tape_put(ctx, stmt, e):
+    """fwd: write the item, and a float item's tangent at its place in the record below."""
+    e.stmt(clone_stmt(stmt))
+    slot, offset, item = stmt.value.args
+    _, tangent_offsets = ctx.early_records[slot.name]
+    at = tangent_offsets.get(ctx.fn.typeof(offset.name).literal_value)
+    if at is not None:
+        e.call(tape_rt.tape_put, [e.var(ctx.dot(slot.name)), e.const(at),
+                                  ctx.tangent(e, item)], hint="put")

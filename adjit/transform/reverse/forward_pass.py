@@ -17,10 +17,10 @@ then leaves none of this call's records behind.
 import operator
 
 import numpy as np
-from numba.core import ir
+from numba.core import ir, types
 
 from ...ir.builder import Emitter, clone_stmt, clone_value
-from ...runtime import tape_depth, tape_push, tape_set_depth
+from ...runtime import tape_depth, tape_push, tape_put, tape_reserve, tape_set_depth
 from ...rules.classify import positional_count
 from .context import TAPE, counter
 from .stmt_info import NOTHING
@@ -87,6 +87,7 @@ def build_forward(ctx, rev):
             e.assign(ir.Arg(TAPE, 0, primal.loc), target=TAPE)
             if raises:
                 e.call(tape_depth, [e.var(TAPE)], target=ENTRY_DEPTH)
+        start = len(block.body)  # where the block's own statements begin
         for stmt in primal.body[:-1]:
             e.loc = stmt.loc
             if not is_phi(stmt):
@@ -96,21 +97,72 @@ def build_forward(ctx, rev):
                     e.assign(clone_value(value), target=name)
         e.loc = primal.terminator.loc
         count_trips(e, rev, label)
-        items = []
+        items, words = [], []
         for name in rev.records[label]:
             kind, source = rev.sources.get((label, name), ("var", name))
             items.append(e.call(np.copy, [e.var(source)], hint="saved") if kind == "copy"
                          else e.var(source))
+            typ = types.unliteral(ctx.typeof(name))
+            words.append(1 if isinstance(typ, SCALAR_ITEMS) else None)
         if rev.pushes_id[label] or (label in cfg.returns and rev.pushes_return_id):
             items.append(e.const(label, hint="id"))  # on top: the successor pops it first
+            words.append(1)
         if items:
-            e.call(tape_push, [e.var(TAPE), e.tuple(items, hint="rec")], hint="pushed")
+            push_record(e, start, items, words)
         copy_phi_inputs(e, exports.get(label, ()))
         if isinstance(primal.terminator, (ir.Raise, ir.StaticRaise)):
             e.call(tape_set_depth, [e.var(TAPE), e.var(ENTRY_DEPTH)], hint="unwound")
         block.append(clone_stmt(primal.terminator))
         blocks[label] = block
     return blocks
+
+
+#: a record of at least this many items, all scalars, is written item by item as its
+#: values are made (forward mode over it: ``forward_tape.fwd_tape_put``)
+EARLY_RECORD_ITEMS = 16
+SCALAR_ITEMS = (types.Float, types.Integer, types.Boolean)
+
+
+def push_record(e, start, items, words):
+    """Push a block's record (``items``, of ``words`` tape words each, None for an item
+    that is not a scalar) at the block's end.
+
+    A long record of scalars, in a block where nothing else pushes (no forward pass of a callee),
+    is instead reserved where the block's own statements begin (``start``) and each item
+    written right after its last definition: a long straight-line block then stores its
+    values as it computes them, where one push at its end kept them all live, spilled to
+    the stack and copied (``large_single_block``'s forward sweep). The words are the same."""
+    body = e.block.body
+    if (len(items) < EARLY_RECORD_ITEMS or None in words
+            or any(_reads_tape(stmt) for stmt in body[start:])):
+        e.call(tape_push, [e.var(TAPE), e.tuple(items, hint="rec")], hint="pushed")
+        return
+    last_def = {stmt.target.name: k for k, stmt in enumerate(body)
+                if isinstance(stmt, ir.Assign)}
+    loc = body[start].loc if start < len(body) else e.loc
+    scratch = Emitter(ir.Block(e.scope, loc), e.scope, loc)
+    slot = scratch.call(tape_reserve, [scratch.var(TAPE), scratch.const(sum(words))],
+                        hint="slot")
+    inserts = {start - 1: scratch.block.body}
+    offset = 0
+    for item, n in zip(items, words):
+        at = max(last_def.get(item.name, start - 1), start - 1)
+        put = Emitter(ir.Block(e.scope, e.loc), e.scope, body[at].loc if at >= 0 else e.loc)
+        put.call(tape_put, [put.var(slot.name), put.const(offset), put.var(item.name)],
+                 hint="put")
+        inserts.setdefault(at, []).extend(put.block.body)
+        offset += n
+    e.block.body = list(inserts.get(-1, ()))
+    for k, stmt in enumerate(body):
+        e.block.body.append(stmt)
+        e.block.body.extend(inserts.get(k, ()))
+
+
+def _reads_tape(stmt):
+    """Whether ``stmt`` calls something with the tape (a callee's forward pass)."""
+    value = getattr(stmt, "value", None)
+    return (isinstance(value, ir.Expr) and value.op == "call"
+            and any(arg.name == TAPE for arg in value.args))
 
 
 def count_trips(e, rev, label):

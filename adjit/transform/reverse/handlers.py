@@ -172,6 +172,8 @@ REV_CALLS = {
                                                   prim_name(c.key), c.args),
     "unsupported": rev_unsupported_call,
     "tape_push": rev_generated_helper,
+    "tape_reserve": rev_generated_helper,
+    "tape_put": rev_generated_helper,
     "tape_pop": rev_generated_helper,
     "unwinding_call": rev_generated_helper,
     "accumulating_bilinear": rev_generated_helper,

@@ -252,3 +252,35 @@ def test_quick_uses_the_disk_cache_and_times_from_python(monkeypatch):
     full = Config(repeat=5)
     assert not full.disk_cache
     assert runner.WorkloadRun(_tiny_workload(), full).transform("grad") is not None
+
+
+def test_profile_does_not_time_a_forward_sweep_that_leaks_its_records():
+    """A forward sweep whose records hold arrays leaks them when timed alone (only the
+    reverse sweep releases them); ``leaks`` tells, and the profile then times it only as
+    part of the gradient."""
+    import numba
+    import numpy as np
+    from adjit.benchmarking.profile import Profile, leaks
+    from adjit.runtime import tape_acquire, tape_depth, tape_push, tape_set_depth
+
+    @numba.njit
+    def holds_an_array(x):
+        tape = tape_acquire()
+        depth = tape_depth(tape)
+        tape_push(tape, (x, np.empty(3)))
+        tape_set_depth(tape, depth)
+        return x
+
+    @numba.njit
+    def holds_scalars(x):
+        tape = tape_acquire()
+        depth = tape_depth(tape)
+        tape_push(tape, (x, 2.0 * x))
+        tape_set_depth(tape, depth)
+        return x
+
+    packed = (np.linspace(0.0, 1.0, 4),)
+    assert leaks(holds_an_array, packed, 10)
+    assert not leaks(holds_scalars, packed, 10)
+    text = Profile("w", 1e-6, 3e-6, None, 10, 0, 1, 0, 0).report()
+    assert "not timed apart" in text and "reverse sweep (" not in text

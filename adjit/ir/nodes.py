@@ -1,5 +1,46 @@
 """Classifying IR statements and looking up what they name, shared by the passes."""
+import contextlib
+import threading
+
 from numba.core import ir, types
+
+_indexed = threading.local()  # id(blocks) -> (blocks, first values, ambiguous, globals)
+
+
+@contextlib.contextmanager
+def definitions_indexed(blocks):
+    """While the body runs, ``single_definition`` and ``global_value`` answer for
+    ``blocks`` from an index built once, instead of scanning every statement per
+    question. Only for a phase that reads ``blocks`` without changing them (a transform
+    building new IR from them): forward mode over ``large_single_block``'s reverse pass
+    asked 4,000 times, 3 s of scanning."""
+    indexes = _indexed.__dict__.setdefault("by_id", {})
+    key = id(blocks)
+    if key in indexes:
+        yield
+        return
+    first, ambiguous, loads = {}, set(), {}
+    for block in blocks.values():
+        for stmt in block.find_insts(ir.Assign):
+            name, value = stmt.target.name, stmt.value
+            if isinstance(value, (ir.Global, ir.FreeVar)):
+                loads.setdefault(name, value.value)
+            if name in first:
+                if not _same_value(first[name], value):
+                    ambiguous.add(name)
+            else:
+                first[name] = value
+    indexes[key] = (blocks, first, ambiguous, loads)
+    try:
+        yield
+    finally:
+        del indexes[key]
+
+
+def _index_of(blocks):
+    """The index ``definitions_indexed`` holds for ``blocks``, or None."""
+    entry = _indexed.__dict__.get("by_id", {}).get(id(blocks))
+    return entry if entry is not None and entry[0] is blocks else None
 
 
 def node_kind(stmt):
@@ -18,6 +59,9 @@ def node_kind(stmt):
 
 def global_value(blocks, var):
     """The Python object ``var`` was loaded from as a global or free variable, or None."""
+    index = _index_of(blocks)
+    if index is not None:
+        return index[3].get(var.name)
     for block in blocks.values():
         for stmt in block.body:
             if (isinstance(stmt, ir.Assign) and stmt.target.name == var.name
@@ -36,6 +80,9 @@ def single_definition(blocks, name):
     """The single value assigned to ``name`` in ``blocks``, or None (none, or several
     different ones). The same method, global or constant assigned again counts as one:
     a reverse pass recomputes ``m = getattr(a, 'copy')`` in each block that reads it."""
+    index = _index_of(blocks)
+    if index is not None:
+        return None if name in index[2] else index[1].get(name)
     found = None
     for block in blocks.values():
         for stmt in block.body:

@@ -28,7 +28,7 @@ from .analysis import activity
 from .partials import forward_product_form, plain_constant_products, product_form
 from .tangents import differentiable_items, has_tangent, tangent_suffix
 from ..ir.lists import display_name, is_float_list
-from ..ir.nodes import node_kind
+from ..ir.nodes import definitions_indexed, node_kind
 from .forward_handlers import FWD_HANDLERS
 from .forward_tape import early_record_tangents
 from .reverse.forward_pass import copy_phi_inputs, is_phi, phi_exports
@@ -228,16 +228,18 @@ class JVPProgram:
         return self._typed
 
     def _build(self, argtypes):
-        ctx = ForwardContext(self.typed, self.active_args)
-        blocks = build_jvp_blocks(ctx, self.arg_names)
+        with definitions_indexed(self.typed.func_ir.blocks):  # read, not changed
+            ctx = ForwardContext(self.typed, self.active_args)
+            blocks = build_jvp_blocks(ctx, self.arg_names)
         after_rewrite(blocks, f"jvp of {self.py_func.__qualname__}", None)
         return blocks
 
     def show(self):
         from ..ir.printing import format_blocks
-        ctx = ForwardContext(self.typed, self.active_args)
-        return format_blocks(build_jvp_blocks(ctx, self.arg_names),
-                             f"jvp of {self.py_func.__qualname__}")
+        with definitions_indexed(self.typed.func_ir.blocks):
+            ctx = ForwardContext(self.typed, self.active_args)
+            blocks = build_jvp_blocks(ctx, self.arg_names)
+        return format_blocks(blocks, f"jvp of {self.py_func.__qualname__}")
 
 
 def derive_jvp(func, argtypes, active_args):

@@ -25,7 +25,8 @@ from ..compile.dispatcher import TransformDispatcher, generated_dispatcher
 from ..errors import UnsupportedError
 from ..ir.builder import Emitter, clone_stmt
 from .analysis import activity
-from .partials import forward_product_form, plain_constant_products, product_form
+from .partials import (forward_product_form, long_straight_line, plain_constant_products,
+                       product_form)
 from .tangents import differentiable_items, has_tangent, tangent_suffix
 from ..ir.lists import display_name, is_float_list
 from ..ir.nodes import definitions_indexed, node_kind
@@ -76,6 +77,12 @@ class ForwardContext:
         # 2.94 -> 2.69)
         self.product = (product_form(self.blocks) if self.generated
                         else forward_product_form(self.blocks, self.typeof))
+        # forward mode over a long straight-line reverse sweep: its products, checked for
+        # NaN by a select each (``adjoint_product_chain``), and their tangents are
+        # checked in blocks of their own (``fwd_adjoint_product``). LLVM's code generator
+        # turned the selects of large_single_block's hvp into branches one by one, each
+        # time moving the rest of one huge block: 40 s of compile, 23 s now, same speed.
+        self.chain_as_branch = self.generated and long_straight_line(self.blocks)
         self.derive_jvp = derive_jvp  # handlers derive callees through the context
         self.early_records = early_record_tangents(self.blocks, fn.typeof)
         self.act = (generated_activity(fn, self.active_args) if self.generated

@@ -20,7 +20,8 @@ from .forward_elementwise import elementwise_partial, tangent_like
 from .partials import emit_factor, emit_partial, emit_product_sums, is_product
 from ..rules import NONDIFF, lookup
 from ..rules.arrays import is_filled_allocation, zeros_shadow
-from ..rules.core import ZERO, FuncPartial, adjoint_product_branch
+from ..rules.core import (ZERO, FuncPartial, adjoint_product_branch, adjoint_product_chain,
+                          adjoint_product_sum)
 from ..rules.matmul import lookup_product
 from ..runtime.guard import unwinding_call
 from ..ir.value_types import is_float, is_float_array
@@ -417,14 +418,27 @@ def fwd_adjoint_product(ctx, stmt, e):
     """fwd: ``y = adjoint_product(g, d)`` (reverse-mode code) / ``y%dot =
     adjoint_product(g%dot, d) + adjoint_product(g, d%dot)``: the product rule, with a zero
     factor contributing nothing, so an adjoint that is zero with a zero tangent (a value
-    that never reaches the output) stays out of the Hessian too."""
+    that never reaches the output) stays out of the Hessian too. In a long straight-line
+    reverse sweep (``ctx.chain_as_branch``) a select-checked product becomes a
+    branch-checked one, and its tangent one ``adjoint_product_sum``."""
     args = stmt.value.args
-    e.stmt(clone_stmt(stmt))
+    func = stmt.value.func
+    chain = (ctx.chain_as_branch and len(args) == 2
+             and callee_object(ctx.fn, func) is adjoint_product_chain)
+    if chain:
+        e.call(adjoint_product_branch, list(args), target=stmt.target)
+    else:
+        e.stmt(clone_stmt(stmt))
     if not ctx.active(stmt.target):
         return
-    func = stmt.value.func
-    if len(args) == 4:  # adjoint_product_sum: the same rule on each of its products
+    if len(args) == 4 or chain:  # each product of a sum; a product checked by a branch
         func = adjoint_product_branch
+    g, d = args[:2]
+    if chain and ctx.active(g) and ctx.active(d):
+        total = e.call(adjoint_product_sum, [ctx.tangent(e, g), d, g, ctx.tangent(e, d)],
+                       hint="tan")
+        ctx.set_tangent(e, stmt.target, total)
+        return
     total = None
     for g, d in zip(args[::2], args[1::2]):
         for seed, factor in ((g, d), (d, g)):

@@ -30,8 +30,7 @@ def forward_product_form(blocks, typeof):
     kernel). ``typeof(name)`` types a variable."""
     loops = compute_cfg_from_blocks(blocks).loops().values()
     if not loops:
-        long = sum(len(block.body) for block in blocks.values()) > LONG_STRAIGHT_LINE
-        return adjoint_product_branch if long else adjoint_product_chain
+        return adjoint_product_branch if long_straight_line(blocks) else adjoint_product_chain
     if any(_carries_float(blocks[loop.header], typeof) for loop in loops):
         return adjoint_product_branch
     return adjoint_product_chain
@@ -39,6 +38,12 @@ def forward_product_form(blocks, typeof):
 
 #: statements beyond which straight-line code is not a helper for loops to inline
 LONG_STRAIGHT_LINE = 64
+
+
+def long_straight_line(blocks):
+    """Whether ``blocks`` have no loop and more than ``LONG_STRAIGHT_LINE`` statements."""
+    return (not compute_cfg_from_blocks(blocks).loops()
+            and sum(len(block.body) for block in blocks.values()) > LONG_STRAIGHT_LINE)
 
 
 def _carries_float(header, typeof):

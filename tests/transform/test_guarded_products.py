@@ -190,3 +190,35 @@ def test_forward_mode_over_a_jvp_program_names_its_tangents_apart():
     expected = 3 * (-y * y * math.sin(u) + 0.5 * (1 + math.cos(u) - u * math.sin(u)))
     assert adjit.jvp(outer_loop)(x, y, 1.0, 0.0)[1] == pytest.approx(expected, rel=1e-12)
     check_jvp(outer_loop, x, y)
+
+
+def long_discarded_infinity(x, y):
+    """A loop-free function long enough that forward mode over its reverse sweep checks
+    products in blocks of their own (``ForwardContext.chain_as_branch``), with
+    ``x * y`` (y = inf) discarded by a branch."""
+    t = x * y
+    if t > 1e300:
+        t = 0.0
+    a = x * x
+    b = a * x + 0.5 * a
+    c = b * a - x
+    d = c * c + b
+    e = d * x - a * b
+    f = e * 0.25 + d * c
+    g = f * x + e
+    h = g * g - f * a
+    return t + h * 0.001 + b
+
+
+def test_hvp_over_a_long_reverse_sweep_keeps_the_guard():
+    """hvp = d/dx of grad, from finite differences of the gradient, and finite: the
+    zero seed of the discarded ``x * inf`` contributes nothing to the Hessian either."""
+    check_grad(long_discarded_infinity, 0.7, math.inf)
+    check_hvp(long_discarded_infinity, 0.7, math.inf)
+    value = adjit.hvp(long_discarded_infinity)(0.7, math.inf, 1.0)
+    assert math.isfinite(value)
+    # jvp of grad returns the gradient too: the reverse sweep's own products, redone in
+    # forward mode, keep their guard
+    grad, hvp = adjit.jvp(adjit.grad(long_discarded_infinity))(0.7, math.inf, 1.0, 0.0)
+    assert grad == pytest.approx(adjit.grad(long_discarded_infinity)(0.7, math.inf))
+    assert hvp == pytest.approx(value)

@@ -40,7 +40,9 @@ Choose inputs inside the function's smooth domain. Near a branch switch, a kink 
 are meaningless and the check can fail for a correct gradient.
 """
 import numpy as np
+from numba.core.errors import TypingError
 
+from .errors import first_reason
 from .finite_differences import (  # noqa: F401  (ELEMENTWISE_LIMIT is public here)
     ELEMENTWISE_LIMIT, _NOISE_FACTOR, _as_float, _assert_args_unchanged,
     _check_leaf_tree, _close, _copy_args, _current_depth, _describe, _fd_tree,
@@ -109,7 +111,13 @@ def check_grad(f, *args, argnums=0, eps=None, rtol=None, atol=None, seed=0):
     argnums_t, is_tuple = _normalise_argnums(argnums, len(args))
     primal = _primal(f)
     scalar_primal = _scalar_output(primal, _name(f))
-    scalar_primal(*_copy_args(args))     # fails early, with a clear message, on non-scalar output
+    try:  # fails early, with a clear message, on non-scalar output
+        scalar_primal(*_copy_args(args))
+    except TypingError as error:  # as adjit.grad says it: the primal itself does not compile
+        raise adjit.ArgumentError(
+            f"check_grad({_name(f)}): Numba cannot compile the function for these "
+            f"arguments, so there is nothing to differentiate. Numba says: "
+            f"{first_reason(error)}") from None
 
     snapshot = _copy_args(args)
     depth_before = _current_depth()

@@ -322,3 +322,12 @@ def test_jvp_and_hvp_checks_step_each_argument_by_its_own_scale():
     x = np.array([0.3, -0.8, 1.1])
     check_jvp(_gravity, 2.0e9, x)
     check_hvp(_gravity, 2.0e9, x, argnums=(0, 1))
+
+
+def test_check_grad_says_when_numba_cannot_compile_the_primal():
+    """As ``adjit.grad`` does: an ``ArgumentError`` quoting Numba, not its TypingError."""
+    def log_base_three(x):
+        return math.log(x, 3.0)  # Numba has no two-argument math.log
+
+    with pytest.raises(adjit.ArgumentError, match="Numba cannot compile"):
+        check_grad(log_base_three, 1.3)

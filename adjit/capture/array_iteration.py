@@ -1,4 +1,4 @@
-"""Normalise ``enumerate`` and ``zip`` over 1-D arrays into an index loop.
+"""Normalise ``enumerate`` and ``zip`` over arrays into an index loop.
 
 ``for i, v in enumerate(x)`` iterates a tuple-yielding iterator whose items have no
 adjoint of their own. Rewritten as ``for i in range(len(x)): v = x[i]`` (and
@@ -6,6 +6,8 @@ adjoint of their own. Rewritten as ``for i in range(len(x)): v = x[i]`` (and
 loop is an ordinary range loop with element reads, which both modes differentiate. The
 tuple is rebuilt from its items, so ``ForwardTupleItems`` then forwards the unpacking.
 """
+import operator
+
 from numba.core import ir, types, typing
 from numba.core.registry import cpu_target
 
@@ -13,28 +15,83 @@ from ..ir.builder import fresh_name
 from ..ir.nodes import global_values
 
 
-def _is_vector(typ):
-    return isinstance(typ, types.Array) and typ.ndim == 1
+def _is_array(typ):
+    return isinstance(typ, types.Array) and typ.ndim >= 1
+
+
+def _getitem_signature(atype):
+    """Numba's signature of ``a[i]`` for an array type and an integer: the element of a
+    1-D array, a view of one row of an N-D one."""
+    return cpu_target.typing_context.resolve_function_type(
+        operator.getitem, (atype, types.intp), {})
+
+
+def _readers(blocks):
+    """Map variable name -> the values (expressions, variables) that read it."""
+    readers = {}
+    for block in blocks.values():
+        for stmt in block.body:
+            values = [stmt.value] if isinstance(stmt, ir.Assign) else [stmt]
+            for value in values:
+                for var in value.list_vars() if hasattr(value, "list_vars") else ():
+                    readers.setdefault(var.name, []).append(value)
+    return readers
 
 
 class IndexArrayIteration:
-    """``enumerate(x)`` / ``zip(x, y, ...)`` over 1-D arrays -> ``range`` + ``x[i]``."""
+    """``enumerate(x[, start])`` / ``zip(x, y, ...)`` / ``enumerate(zip(x, y, ...))`` over
+    arrays -> ``range`` + ``x[i]`` (a row of an N-D array). Only a call that a ``for``
+    loop iterates directly is rewritten: anything else reads the object itself."""
 
     name = "index_array_iteration"
 
     def run(self, fn):
         gvals = global_values(fn.func_ir.blocks)
+        readers = _readers(fn.func_ir.blocks)
+
+        def iteration(value):
+            """``(kind, arrays, start)`` of an ``enumerate``/``zip`` call over arrays."""
+            if not (isinstance(value, ir.Expr) and value.op == "call" and not value.kws
+                    and not value.vararg and value.args):
+                return None
+            kind, args = gvals.get(value.func.name), list(value.args)
+            if kind is enumerate and len(args) in (1, 2) and (
+                    len(args) == 1 or isinstance(fn.typeof(args[1].name), types.Integer)):
+                inner = definitions.get(args[0].name)
+                if _is_array(fn.typeof(args[0].name)):
+                    return enumerate, args[:1], args[1:]
+                nested = iteration(inner) if inner is not None else None
+                if (nested is not None and nested[0] is zip
+                        and readers.get(args[0].name) == [value]):
+                    return "enumerate_zip", nested[1], args[1:]
+            elif kind is zip and all(_is_array(fn.typeof(a.name)) for a in args):
+                return zip, args, []
+            return None
+
+        definitions = {stmt.target.name: stmt.value for block in fn.func_ir.blocks.values()
+                       for stmt in block.find_insts(ir.Assign)}
         for block in fn.func_ir.blocks.values():
             for stmt in list(block.body):
                 value = stmt.value if isinstance(stmt, ir.Assign) else None
-                if not (isinstance(value, ir.Expr) and value.op == "call" and not value.kws
-                        and not value.vararg and gvals.get(value.func.name) in (enumerate, zip)
-                        and value.args and all(_is_vector(fn.typeof(a)) for a in value.args)):
+                found = iteration(value)
+                if found is None or not all(
+                        isinstance(r, ir.Expr) and r.op == "getiter"
+                        for r in readers.get(stmt.target.name, [None])):
                     continue
-                kind = gvals[value.func.name]
-                if kind is enumerate and len(value.args) != 1:
-                    continue
-                self.rewrite(fn, block, stmt, kind)
+                zipped = value.args[0].name if found[0] == "enumerate_zip" else None
+                self.rewrite(fn, block, stmt, *found)
+                if zipped is not None:  # the zip object itself is no longer made
+                    self.drop_definition(fn, zipped)
+
+    @staticmethod
+    def drop_definition(fn, name):
+        """Remove the assignment of ``name`` (a call no statement reads any more)."""
+        for block in fn.func_ir.blocks.values():
+            for stmt in block.find_insts(ir.Assign):
+                if stmt.target.name == name:
+                    fn.calltypes.pop(stmt.value, None)
+                    block.body.remove(stmt)
+                    return
 
     def typed_global(self, fn, block, body, obj, loc):
         """Load a builtin as a global, with its Numba function type in the typemap."""
@@ -53,9 +110,10 @@ class IndexArrayIteration:
         body.append(ir.Assign(expr, out, loc))
         return out
 
-    def rewrite(self, fn, block, stmt, kind):
-        """Replace the iterable by a range and every yielded tuple by (i, x[i]) items."""
-        loc, arrays = stmt.loc, list(stmt.value.args)
+    def rewrite(self, fn, block, stmt, kind, arrays, start=()):
+        """Replace the iterable by a range and every yielded tuple by (i, x[i]) items
+        (``start`` the ``enumerate`` start, if given)."""
+        loc, arrays = stmt.loc, list(arrays)
         pre = []
         lens = [self.call(fn, block, pre, len, [a], types.intp, loc) for a in arrays]
         n = lens[0]
@@ -69,9 +127,9 @@ class IndexArrayIteration:
         fn.typemap[stmt.target.name] = types.range_state64_type
         at = block.body.index(stmt)
         block.body[at:at] = pre
-        self.retarget_loop(fn, stmt.target.name, arrays, kind)
+        self.retarget_loop(fn, stmt.target.name, arrays, kind, start)
 
-    def retarget_loop(self, fn, iterable, arrays, kind):
+    def retarget_loop(self, fn, iterable, arrays, kind, start=()):
         """Retype the iterator chain and rebuild each yielded tuple from element reads."""
         iters, pairs = set(), set()
         for _ in range(3):  # iterators are copied through phis and plain assignments
@@ -98,30 +156,47 @@ class IndexArrayIteration:
                     fn.calltypes[v] = typing.signature(types.range_iter64_type,
                                                        types.range_state64_type)
                 if isinstance(v, ir.Expr) and v.op == "pair_first" and v.value.name in pairs:
-                    body.extend(self.element_reads(fn, block, s, arrays, kind))
+                    body.extend(self.element_reads(fn, block, s, arrays, kind, start))
                     continue
                 body.append(s)
             block.body = body
 
-    def element_reads(self, fn, block, stmt, arrays, kind):
-        """``t = pair_first(p)`` -> ``i = pair_first(p); t = (i, x[i])`` / ``(x[i], y[i])``."""
+    def element_reads(self, fn, block, stmt, arrays, kind, start=()):
+        """``t = pair_first(p)`` -> ``i = pair_first(p); t = (i, x[i])`` / ``(x[i], y[i])``
+        / ``(i, (x[i], y[i]))``, the index shifted by ``enumerate``'s start."""
         loc = stmt.loc
         i = ir.Var(block.scope, fresh_name("$index"), loc)
         fn.typemap[i.name] = types.intp
         out = [ir.Assign(ir.Expr.pair_first(stmt.value.value, loc), i, loc)]
-        items = [i] if kind is enumerate else []
         if kind is iter:  # ``for v in L``: the element itself, no tuple
             read = ir.Expr.getitem(arrays[0], i, loc)
             ltype = fn.typeof(arrays[0])
             fn.calltypes[read] = typing.signature(ltype.dtype, ltype, types.intp)
             return out + [ir.Assign(read, stmt.target, loc)]
+        elements = []
         for a in arrays:
             el = ir.Var(block.scope, fresh_name("$element"), loc)
-            atype = fn.typeof(a)
-            fn.typemap[el.name] = atype.dtype
+            sig = _getitem_signature(fn.typeof(a.name))
+            fn.typemap[el.name] = sig.return_type
             read = ir.Expr.getitem(a, i, loc)
-            fn.calltypes[read] = typing.signature(atype.dtype, atype, types.intp)
+            fn.calltypes[read] = sig
             out.append(ir.Assign(read, el, loc))
-            items.append(el)
-        out.append(ir.Assign(ir.Expr.build_tuple(items, loc), stmt.target, loc))
+            elements.append(el)
+        if kind is zip:
+            out.append(ir.Assign(ir.Expr.build_tuple(elements, loc), stmt.target, loc))
+            return out
+        count = i
+        if start:  # enumerate(x, start): the count is i + start
+            count = ir.Var(block.scope, fresh_name("$count"), loc)
+            fn.typemap[count.name] = fn.typeof(stmt.target.name).types[0]
+            add = ir.Expr.binop(operator.add, i, start[0], loc)
+            fn.calltypes[add] = cpu_target.typing_context.resolve_function_type(
+                operator.add, (types.intp, fn.typeof(start[0].name)), {})
+            out.append(ir.Assign(add, count, loc))
+        if kind == "enumerate_zip":
+            pair = ir.Var(block.scope, fresh_name("$zipped"), loc)
+            fn.typemap[pair.name] = fn.typeof(stmt.target.name).types[1]
+            out.append(ir.Assign(ir.Expr.build_tuple(elements, loc), pair, loc))
+            elements = [pair]
+        out.append(ir.Assign(ir.Expr.build_tuple([count] + elements, loc), stmt.target, loc))
         return out

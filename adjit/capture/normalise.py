@@ -4,6 +4,8 @@ Each pass does one job so that the transform sees fewer node kinds. Passes keep 
 and calltypes consistent (a rewritten expression inherits the signature of the one it
 replaces). ``NORMALISE`` lists them in order.
 """
+import collections
+
 import numpy as np
 from numba.core import ir, types
 
@@ -88,26 +90,38 @@ class ForwardTupleItems(Pass):
 
     def run(self, fn):
         built = {}
-        for block in fn.func_ir.blocks.values():
-            for stmt in block.body:
-                if not isinstance(stmt, ir.Assign):
-                    continue
-                val = stmt.value
-                if isinstance(val, ir.Expr) and val.op == "build_tuple":
-                    built[stmt.target.name] = val.items
-                elif isinstance(val, ir.Expr) and val.op == "exhaust_iter":
-                    if val.value.name in built:
-                        built[stmt.target.name] = built[val.value.name]
-        for block in fn.func_ir.blocks.values():
-            for stmt in block.body:
-                val = stmt.value if isinstance(stmt, ir.Assign) else None
-                if (isinstance(val, ir.Expr) and val.op == "static_getitem"
-                        and val.value.name in built and isinstance(val.index, int)):
-                    items = built[val.value.name]
-                    if -len(items) <= val.index < len(items):
-                        stmt.value = items[val.index]
-                        fn.calltypes.pop(val, None)
+        while self.forward(fn, built):  # (i, (a, b)): an item forwarded may be a tuple
+            pass
         self.drop_unread(fn, set(built))
+
+    @staticmethod
+    def forward(fn, built):
+        """One round: note the tuples built (and their unpacking iterators and copies),
+        each assigned once, then forward their items; whether anything was forwarded."""
+        blocks = fn.func_ir.blocks.values()
+        assigns = [stmt for block in blocks for stmt in block.find_insts(ir.Assign)]
+        counts = collections.Counter(stmt.target.name for stmt in assigns)
+        for stmt in assigns:
+            val, name = stmt.value, stmt.target.name
+            if counts[name] != 1:
+                continue
+            if isinstance(val, ir.Expr) and val.op == "build_tuple":
+                built[name] = val.items
+            elif isinstance(val, ir.Expr) and val.op == "exhaust_iter" and val.value.name in built:
+                built[name] = built[val.value.name]
+            elif isinstance(val, ir.Var) and val.name in built:
+                built[name] = built[val.name]
+        changed = False
+        for stmt in assigns:
+            val = stmt.value
+            if (isinstance(val, ir.Expr) and val.op == "static_getitem"
+                    and val.value.name in built and isinstance(val.index, int)):
+                items = built[val.value.name]
+                if -len(items) <= val.index < len(items):
+                    stmt.value = items[val.index]
+                    fn.calltypes.pop(val, None)
+                    changed = True
+        return changed
 
     @staticmethod
     def drop_unread(fn, names):

@@ -413,9 +413,11 @@ defelementwise((np.linalg.norm,), lambda g, ans, n, a: g * a / ans if ans != 0.0
 defelementwise((np.dot, np.vdot, operator.matmul),
                lambda g, ans, n, a, b: g * b, lambda g, ans, n, a, b: g * a, ndims=(1,))
 defarrayvjp((np.prod, _method("prod")), [prod_update], [prod_tangent], ndims=ANY_RANK)
-defarrayvjp((np.max, np.amax, _method("max")), [argmax_update], [argmax_tangent],
+# the builtins too, on an array: ``max(x)`` is its first maximal element, as ``np.max``'s
+# arg-max rule takes it (on two scalars they are the scalar rules of rules/builtins.py)
+defarrayvjp((np.max, np.amax, _method("max"), max), [argmax_update], [argmax_tangent],
             ndims=ANY_RANK)
-defarrayvjp((np.min, np.amin, _method("min")), [argmin_update], [argmin_tangent],
+defarrayvjp((np.min, np.amin, _method("min"), min), [argmin_update], [argmin_tangent],
             ndims=ANY_RANK)
 
 

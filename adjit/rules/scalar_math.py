@@ -67,7 +67,7 @@ defderivs((math.atan2, np.arctan2),
           lambda y, x: -y / (x * x + y * y) if x != 0.0 or y != 0.0 else 0.0 * y)
 defderivs((math.hypot, np.hypot), lambda ans, x, y: x / ans if ans != 0.0 else 0.0 * x,
           lambda ans, x, y: y / ans if ans != 0.0 else 0.0 * y)
-defderivs((math.pow, np.power), pow_base_partial, pow_exponent_partial)
+defderivs((math.pow, np.power, pow), pow_base_partial, pow_exponent_partial)
 defderivs((np.abs, np.absolute, np.fabs, math.fabs), lambda x: 1.0 if x >= 0 else -1.0)
 defderivs((np.negative,), lambda x: -1.0)
 defderivs((np.positive,), ONE)

@@ -204,3 +204,57 @@ CASES += [
     Case(enumerate_weights, (X5,)),
     Case(zip_pairs, (X5, W4), (0, 1)),  # lengths 5 and 4: zip stops at the shorter
 ]
+
+
+def enumerate_zip(x, w):
+    """``enumerate(zip(...))``: once silently differentiated as zeros."""
+    s = 0.0
+    for i, t in enumerate(zip(x, w)):
+        s += t[0] * t[1] * (i + 1)
+    return s
+
+
+def enumerate_zip_unpacked(x, w):
+    s = 0.0
+    for i, (a, b) in enumerate(zip(x, w)):
+        s += math.sin(a) * b - i * a
+    return s
+
+
+def enumerate_rows(a):
+    s = 0.0
+    for i, row in enumerate(a):
+        s += np.sum(row * row) * (i + 1)
+    return s
+
+
+def zip_rows(a, b):
+    s = 0.0
+    for r, q in zip(a, b):
+        s += np.sum(r * q)
+    return s
+
+
+def enumerate_from_one(x):
+    s = 0.0
+    for k, v in enumerate(x, 1):
+        s += v * v * k
+    return s
+
+
+def zip_assigned_then_iterated(x, w):
+    pairs = zip(x, w)
+    s = 0.0
+    for t in pairs:
+        s += t[0] * t[1]
+    return s
+
+
+CASES += [
+    Case(enumerate_zip, (X5, W4), (0, 1)),
+    Case(enumerate_zip_unpacked, (X5, W4), (0, 1)),
+    Case(enumerate_rows, (A34,)),
+    Case(zip_rows, (A34, A34[::-1].copy()), (0, 1)),
+    Case(enumerate_from_one, (X5,)),
+    Case(zip_assigned_then_iterated, (X5, W4), (0, 1)),
+]

@@ -74,3 +74,11 @@ CASES = [
     Case(sqrt_pow, (1.4, 2.1), (0, 1)),
     Case(hyperbolic, (0.55,)),
 ]
+
+
+def builtin_pow(y, z):
+    """The builtin ``pow``, as ``**`` and ``math.pow``."""
+    return pow(y, 2) + pow(y, z) * 0.5
+
+
+CASES += [Case(builtin_pow, (1.3, 0.7), (0, 1))]

@@ -60,3 +60,11 @@ CASES = [
     Case(max_three, (0.2, 1.4, 0.6), (0, 1, 2)),
     Case(running_min, (X5,)),
 ]
+
+
+def builtin_max_min_of_array(x):
+    """``max(x)`` and ``min(x)`` of a 1-D array: its first maximal (minimal) element."""
+    return 2.0 * max(x) - min(x) + np.sum(x * x)
+
+
+CASES += [Case(builtin_max_min_of_array, (X5,))]

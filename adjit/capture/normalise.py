@@ -205,9 +205,17 @@ class WholeArrayAxisReduction(Pass):
                 stmt.value = new
 
 
+def _is_float_or_float_array(typ):
+    return isinstance(typ, types.Float) or (isinstance(typ, types.Array)
+                                            and isinstance(typ.dtype, types.Float))
+
+
 class SquareToMultiply(Pass):
-    """``a ** 2`` becomes ``a * a`` (bit-identical in IEEE arithmetic): its rules are then a
-    product's, instead of a general power's ``b * a ** (b - 1)`` and ``log`` terms."""
+    """``a ** 2`` becomes ``a * a`` for a float or a float array (whose square has its own
+    type): its rules are then a product's, instead of a general power's ``b * a ** (b -
+    1)`` and ``log`` terms (``simple_mlp``'s ``(Y - P) ** 2`` computed ``P ** 1`` by an
+    integer-power loop for every element of its adjoint). On a scalar the two are
+    bit-identical; on an array NumPy's and Numba's ``** 2`` square too."""
 
     name = "square_to_multiply"
 
@@ -222,7 +230,7 @@ class SquareToMultiply(Pass):
             for stmt in block.body:
                 val = stmt.value if isinstance(stmt, ir.Assign) else None
                 if (isinstance(val, ir.Expr) and val.op == "binop" and val.fn is operator.pow
-                        and isinstance(fn.typeof(val.lhs), types.Float)
+                        and _is_float_or_float_array(fn.typeof(val.lhs))
                         and fn.typeof(stmt.target) == fn.typeof(val.lhs)
                         and type(consts.get(val.rhs.name)) in (int, float)
                         and consts.get(val.rhs.name) == 2):

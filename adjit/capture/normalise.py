@@ -215,7 +215,8 @@ class SquareToMultiply(Pass):
     type): its rules are then a product's, instead of a general power's ``b * a ** (b -
     1)`` and ``log`` terms (``simple_mlp``'s ``(Y - P) ** 2`` computed ``P ** 1`` by an
     integer-power loop for every element of its adjoint). On a scalar the two are
-    bit-identical; on an array NumPy's and Numba's ``** 2`` square too."""
+    bit-identical, and Numba's ``** 2`` of an array gives the products too (checked on
+    10^6 random values)."""
 
     name = "square_to_multiply"
 

@@ -1,6 +1,8 @@
 """if / elif / else, nested branches and the ternary operator."""
 import math
 
+import numpy as np
+
 from . import Case
 
 
@@ -98,4 +100,23 @@ CASES = [
     Case(condition_on_product, (1.5, 1.2), (0, 1)),
     Case(bool_and_or, (0.5, -0.4), (0, 1)),
     Case(branch_merges_two_values, (1.4,)),
+]
+
+
+def stacked_in_one_branch(a, b):
+    """One branch picks a stacked array, the other a local one; the reverse pass reads the
+    stacked result (its rule's ``ans``), which no primal statement of its block reads."""
+    c = a * 2.0
+    if a[0, 0] > 0.0:
+        d = np.hstack((a, b))
+    else:
+        d = c
+    return np.sum(c * np.arange(6).reshape(2, 3)) + np.sum(d * d)
+
+
+_A23 = np.array([[0.5, -1.0, 2.0], [0.3, 0.7, -0.2]])
+
+CASES += [
+    Case(stacked_in_one_branch, (_A23, _A23[::-1].copy()), (0, 1), id="stacked_taken"),
+    Case(stacked_in_one_branch, (-_A23, _A23), (0, 1), id="stacked_not_taken"),
 ]

@@ -205,6 +205,12 @@ class ReversePass:
             return [name]
         body = ctx.blocks[label].body
         reads = [k for k, stmt in enumerate(body) if reads_array_values(ctx, stmt, name)]
+        if not reads:  # only the reverse reads it: the result of one of the block's own
+            # statements (``D = np.hstack((a, b))``, whose rule reads ``D``), kept as that
+            # statement made it; else as the block ends
+            reads = [k for k, stmt in enumerate(body)
+                     if isinstance(stmt, ir.Assign) and stmt.target.name == name][-1:]
+            reads = reads or [len(body) - 1]
         writes = [k for k, stmt in enumerate(body)
                   if reads and k > reads[0] and ctx.may_write(stmt, name)]
         runs = []  # [(last read of the run, first write after it or None)]

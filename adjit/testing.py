@@ -40,7 +40,7 @@ Choose inputs inside the function's smooth domain. Near a branch switch, a kink 
 are meaningless and the check can fail for a correct gradient.
 """
 import numpy as np
-from numba.core.errors import TypingError
+from numba.core.errors import NumbaError
 
 from .errors import first_reason
 from .finite_differences import (  # noqa: F401  (ELEMENTWISE_LIMIT is public here)
@@ -113,7 +113,7 @@ def check_grad(f, *args, argnums=0, eps=None, rtol=None, atol=None, seed=0):
     scalar_primal = _scalar_output(primal, _name(f))
     try:  # fails early, with a clear message, on non-scalar output
         scalar_primal(*_copy_args(args))
-    except TypingError as error:  # as adjit.grad says it: the primal itself does not compile
+    except NumbaError as error:  # as adjit.grad says it: the primal itself does not compile
         raise adjit.ArgumentError(
             f"check_grad({_name(f)}): Numba cannot compile the function for these "
             f"arguments, so there is nothing to differentiate. Numba says: "

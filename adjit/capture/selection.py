@@ -1,19 +1,21 @@
 """``x[index]`` with an integer array and ``x[mask]`` with a boolean array become
-``np.take``.
+``np.take`` (``take_rows`` for the rows of a matrix).
 
 Both reads gather elements into a new array, which is linear in ``x``: its transpose adds
 each adjoint back at the position it was read from, so repeated indices accumulate. One
 registered rule (``np.take`` in ``rules/array_ops.py``) then covers both forms in every
 mode. ``x[mask]`` reads the elements where ``mask`` is true in C order, which is
 ``np.take(x, np.flatnonzero(mask))``. Applied to float arrays read with a 1-D integer
-array, or with a boolean mask of the array's own rank; other fancy indexing is left alone
-(and refused by the transform).
+array, or with a boolean mask of the array's own rank; on a 2-D array, a 1-D integer
+array or mask selects rows (``rules.array_ops.take_rows``). Other fancy indexing is left
+alone (and refused by the transform).
 """
 import numpy as np
 from numba.core import ir, types
 from numba.core.registry import cpu_target
 
 from ..ir.builder import fresh_name
+from ..rules.array_ops import take_rows
 
 
 def _typed(fn, block, at, value, typ, loc, hint):
@@ -68,21 +70,24 @@ class GatherReadsToTake:
                 if not (isinstance(arr, types.Array) and isinstance(arr.dtype, types.Float)
                         and isinstance(index, types.Array)):
                     continue
-                if isinstance(index.dtype, types.Integer) and index.ndim == 1 == arr.ndim:
-                    self.rewrite(fn, block, stmt, index_var)
-                elif isinstance(index.dtype, types.Boolean) and index.ndim == arr.ndim:
+                gather = take_rows if arr.ndim == 2 and index.ndim == 1 else np.take
+                if isinstance(index.dtype, types.Integer) and index.ndim == 1 and (
+                        arr.ndim in (1, 2)):
+                    self.rewrite(fn, block, stmt, index_var, gather)
+                elif isinstance(index.dtype, types.Boolean) and (
+                        index.ndim == arr.ndim or gather is take_rows):
                     found = _call(fn, block, stmt, np.flatnonzero, [index_var])
                     if found is None:
                         continue
                     at = block.body.index(stmt)
                     positions = _typed(fn, block, at, found[0], found[1].return_type,
                                        stmt.loc, "$positions")
-                    self.rewrite(fn, block, stmt, positions)
+                    self.rewrite(fn, block, stmt, positions, gather)
 
     @staticmethod
-    def rewrite(fn, block, stmt, positions):
-        """``stmt.target = np.take(x, positions)`` when it has the read's type."""
-        found = _call(fn, block, stmt, np.take, [stmt.value.value, positions])
+    def rewrite(fn, block, stmt, positions, gather=np.take):
+        """``stmt.target = gather(x, positions)`` when it has the read's type."""
+        found = _call(fn, block, stmt, gather, [stmt.value.value, positions])
         if found is None or found[1].return_type != fn.typeof(stmt.target.name):
             return
         fn.calltypes.pop(stmt.value, None)

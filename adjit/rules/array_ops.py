@@ -1,6 +1,7 @@
 """Rules for NumPy functions and methods that return arrays: views, linear maps and
 bilinear products (see ``registry.py`` for the shapes). Each rule is one registration;
 its test case is in ``tests/rules/test_array_ops.py``."""
+import numba
 import numpy as np
 
 from ..compile.inline_library import internal_jit
@@ -173,6 +174,34 @@ deflinear_array([np.tril], _reverse_tril, ndims=(2,), nargs=(1, 2))
 deflinear_array([np.triu], _reverse_triu, ndims=(2,), nargs=(1, 2))
 # ``x[index]`` and ``x[mask]`` reads are rewritten to ``np.take`` (capture/selection.py)
 deflinear_array([np.take], _reverse_take, nargs=(2,))
+
+
+@numba.njit
+def take_rows(a, index):
+    """``a[index]`` for a 2-D ``a`` and a 1-D integer ``index``: the rows at those positions
+    (negative ones count from the end), as ``GatherReadsToTake`` rewrites ``a[idx]`` and
+    ``a[mask]`` on a matrix (an embedding lookup, a row selection)."""
+    n, m = a.shape
+    out = np.empty((index.shape[0], m), a.dtype)
+    for k in range(index.shape[0]):
+        i = index[k]
+        if i < -n or i >= n:
+            raise IndexError("index out of bounds")
+        for j in range(m):
+            out[k, j] = a[i, j]
+    return out
+
+
+def _reverse_take_rows(g, shadow, index):
+    """``take_rows(x, index)``: each row's adjoint goes back to the row it was read from;
+    repeated positions accumulate."""
+    for k in range(index.shape[0]):
+        i = index[k]
+        for j in range(g.shape[1]):
+            shadow[i, j] += g[k, j]
+
+
+deflinear_array([take_rows], _reverse_take_rows, ndims=(2,), nargs=(2,))
 
 
 # -- nonlinear array functions ------------------------------------------------------------

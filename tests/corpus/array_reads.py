@@ -258,3 +258,21 @@ CASES += [
     Case(enumerate_from_one, (X5,)),
     Case(zip_assigned_then_iterated, (X5, W4), (0, 1)),
 ]
+
+
+def embedding_rows(table, ids, w):
+    """``table[ids]``: rows gathered by integer position, repeated and negative ones too
+    (an embedding lookup)."""
+    return np.sum(np.tanh(table[ids] @ w))
+
+
+def masked_rows(a, y):
+    """``a[y > 0]``: the rows where a 1-D mask is true."""
+    return np.sum(a[y > 0] ** 2 * 0.5) + np.sum(np.sin(a[np.array([2, -1, 2])]))
+
+
+CASES += [
+    Case(embedding_rows, (A34.T.copy(), np.array([1, 3, 1, -1]), _rng.standard_normal(3)),
+         (0, 2)),
+    Case(masked_rows, (A34.T.copy(), np.array([1.0, -1.0, 2.0, 0.5])), 0),
+]

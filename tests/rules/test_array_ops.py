@@ -73,6 +73,13 @@ def squeezes(row, col):
     a = np.squeeze(row, axis=0)
     return np.sum(a * a) + np.sum(np.sin(np.squeeze(col, 1)) * col.squeeze(axis=-1)) + np.sum(
         np.squeeze(row[:, None, :], axis=1) ** 3)
+def gather_rows(a):
+    # rows of a matrix by integer array (repeated, negative) and by a 1-D mask -> take_rows
+    picked = a[np.array([2, 0, 2, -1])]
+    masked = a[a[:, 0] > 0.0]
+    return np.sum(picked * picked) + np.sum(np.sin(masked))
+
+
 def gathers(x):
     # integer-array reads (a repeated index accumulates) and mask reads -> np.take
     return np.sum(x[np.array([0, 2, 2, 5])] ** 3) + np.sum(np.sin(x[x > 1.0]))
@@ -194,6 +201,7 @@ CASES = [
     (squeezes, (M23[:1], M23[:, 1:2]), (0, 1), ["np.squeeze"]),
     (flips, (M23,), 0, ["np.flip", "np.flipud", "np.fliplr"]),
     (gathers, (V6,), 0, ["np.take"]),
+    (gather_rows, (M23.T.copy(),), 0, ["take_rows"]),
     # composites (rules/composites.py) and whole-array reductions (rules/array_ops.py)
     (stacking, (V6,), 0, ["join_rows", "as_row", "as_column"]),
     (concatenate_columns, (M23,), 0, ["join_columns"]),

@@ -554,3 +554,18 @@ def test_redefined_functions_and_their_derivatives_are_freed():
         del f, namespace
     gc.collect()
     assert [ref() is None for ref in alive] == [True, True]
+
+
+def _masked_square_sum(x):
+    return np.sum(x[x > 0.1] ** 2)
+
+
+def test_a_compiler_failure_is_reported_as_unsupported():
+    """Numba 0.68's lowering asserts on ``x[x > 0.1]`` of a 2-D ``x`` (its primal does not
+    compile either). jvp used to let that bare AssertionError out; any failure to compile
+    a transform is an UnsupportedError, and a jvp that compiles must be right."""
+    x = np.array([[0.5, -1.0, 2.0], [0.3, 0.7, -0.2]])
+    try:
+        check_jvp(_masked_square_sum, x)
+    except adjit.UnsupportedError:
+        pass

@@ -217,15 +217,20 @@ class TransformDispatcher(GeneratedDispatcher):
     Python, no derivative can be running on this thread underneath, so the tape is also
     emptied before any exception propagates.
 
-    Generated code that Numba cannot type is adjit's bug, never the user's: it is
-    reported as an ``UnsupportedError`` naming the function and Numba's reason, not as
-    Numba's ``TypingError`` from inside adjit."""
+    Generated code that Numba cannot type or lower is adjit's bug, or Numba's, never the
+    user's: it is reported as an ``UnsupportedError`` naming the function and Numba's
+    reason, not as Numba's error from inside adjit."""
 
     def compile(self, sig):
-        from numba.core.errors import TypingError
+        from numba.core.errors import NumbaError
         try:
             return super().compile(sig)
-        except TypingError as error:
+        except AdjitError:  # (an UnsupportedError is also a NotImplementedError)
+            raise
+        except (NumbaError, AssertionError, NotImplementedError) as error:
+            # compiling runs none of the user's code: each of these is a compiler's
+            # failure (Numba's lowering asserts on ``X[X > 0.1]`` of a 2-D X, whose
+            # primal it cannot compile either), never the user's error as such
             raise internal_error(self.py_func.__name__, error) from None
 
     def __reduce__(self):

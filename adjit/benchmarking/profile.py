@@ -15,6 +15,7 @@ over varying inputs, best of several rounds):
 - whether LLVM vectorised the loops: the vector operations (``<4 x double>`` and the
   like) in the optimised LLVM IR of the primal and of the gradient.
 """
+import contextlib
 import re
 from dataclasses import dataclass, replace
 
@@ -90,36 +91,38 @@ def forward_sweep(fwd_tape):
     return sweep
 
 
-def leaks(fn, packed, calls):
-    """Whether ``fn`` (a forward sweep) leaves NRT allocations unfreed per call: arrays
-    held by the records it pushes and drops."""
+@contextlib.contextmanager
+def _nrt_statistics():
+    """Numba's NRT allocation counters on while the body runs (as they were after)."""
     was_enabled = _nrt_python.memsys_stats_enabled()
     _nrt_python.memsys_enable_stats()
     try:
-        before = rtsys.get_allocation_stats()
-        drivers.run_driver(fn, packed, "s", calls)
-        after = rtsys.get_allocation_stats()
-        return (after.alloc - before.alloc) > (after.free - before.free)
+        yield
     finally:
         if not was_enabled:
             _nrt_python.memsys_disable_stats()
+
+
+def leaks(fn, packed, calls):
+    """Whether ``fn`` (a forward sweep) leaves NRT allocations unfreed per call: arrays
+    held by the records it pushes and drops."""
+    with _nrt_statistics():
+        before = rtsys.get_allocation_stats()
+        drivers.run_driver(fn, packed, "s", calls)
+        after = rtsys.get_allocation_stats()
+    return (after.alloc - before.alloc) > (after.free - before.free)
 
 
 def allocations_per_call(fn, packed, structure, calls):
     """NRT allocations per call of ``fn`` in the compiled driver: the difference between
     runs of ``2 * calls`` and ``calls`` calls, so the driver's own allocations cancel."""
-    was_enabled = _nrt_python.memsys_stats_enabled()
-    _nrt_python.memsys_enable_stats()
-    try:
-        counts = []
+    counts = []
+    with _nrt_statistics():
         for n in (calls, 2 * calls):
             before = rtsys.get_allocation_stats().alloc
             drivers.run_driver(fn, packed, structure, n)
             counts.append(rtsys.get_allocation_stats().alloc - before)
-        return (counts[1] - counts[0]) / calls
-    finally:
-        if not was_enabled:
-            _nrt_python.memsys_disable_stats()
+    return (counts[1] - counts[0]) / calls
 
 
 def profile(workload, config=None, progress=None):

@@ -156,6 +156,22 @@ def _decode(context, builder, ty, words):
     return word
 
 
+def _held_words(context, builder, ty, value):
+    """The i64 words of ``value`` (numba type ``ty``), with a reference taken on every
+    array in it: the tape holds each array it holds until it is popped."""
+    words = []
+    _encode(context, builder, ty, value, words)
+    if context.enable_nrt:
+        context.nrt.incref(builder, ty, value)
+    return words
+
+
+def _put_words(builder, slot, start, words):
+    """Store ``words`` at word ``start`` onwards of a reserved ``slot``."""
+    for i, w in enumerate(words):
+        _call(builder, "adjit_tape_put", slot, ir.Constant(_I64, start + i), w)
+
+
 def _raise_oom_if_null(context, builder, ptr):
     """Turn a null from the tape allocator into a numba MemoryError."""
     with builder.if_then(cgutils.is_null(builder, ptr), likely=False):
@@ -187,17 +203,13 @@ def tape_push(typingctx, tape, record):
     rec = _check_record(record, "tape_push")
 
     def codegen(context, builder, sig, args):
-        words = []
-        _encode(context, builder, rec, args[1], words)
-        if context.enable_nrt:  # the tape holds a reference to every array it holds
-            context.nrt.incref(builder, rec, args[1])
+        words = _held_words(context, builder, rec, args[1])
         if words:
             n = ir.Constant(_I64, len(words))
             _link_fast_path(context)
             slot = _call(builder, "adjit_tape_reserve", args[0], n)
             _raise_oom_if_null(context, builder, slot)
-            for i, w in enumerate(words):
-                _call(builder, "adjit_tape_put", slot, ir.Constant(_I64, i), w)
+            _put_words(builder, slot, 0, words)
         return context.get_dummy_value()
     return types.none(types.voidptr, rec), codegen
 
@@ -233,13 +245,9 @@ def tape_put(typingctx, slot, offset, value):
     start = offset.literal_value
 
     def codegen(context, builder, sig, args):
-        words = []
-        _encode(context, builder, rec, args[2], words)
-        if context.enable_nrt:
-            context.nrt.incref(builder, rec, args[2])
+        words = _held_words(context, builder, rec, args[2])
         _link_fast_path(context)
-        for i, w in enumerate(words):
-            _call(builder, "adjit_tape_put", args[0], ir.Constant(_I64, start + i), w)
+        _put_words(builder, args[0], start, words)
         return context.get_dummy_value()
     return types.none(types.voidptr, offset, rec), codegen
 

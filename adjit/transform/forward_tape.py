@@ -5,6 +5,7 @@ import numpy as np
 from numba.core import ir, types
 
 from ..ir.builder import clone_stmt
+from ..ir.nodes import global_values
 from ..runtime import tape as tape_rt
 from ..ir.value_types import is_float
 from .tangents import differentiable_items
@@ -73,14 +74,13 @@ def early_record_tangents(blocks, typeof):
     tangent offset})``. The tangents of its float items form the record below it, in
     item order, as ``fwd_tape_push`` lays out a whole record's; the items are scalars.
     ``typeof`` is the function's own (offsets are literal types)."""
-    loads = {stmt.target.name: stmt.value for block in blocks.values() for stmt in block.body
-             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Global)}
+    loads = global_values(blocks)
     floats = {}
     for block in blocks.values():
         for stmt in block.body:
             value = getattr(stmt, "value", None)
             if (isinstance(value, ir.Expr) and value.op == "call"
-                    and getattr(loads.get(value.func.name), "value", None) is tape_rt.tape_put):
+                    and loads.get(value.func.name) is tape_rt.tape_put):
                 slot, offset, item = value.args
                 found = floats.setdefault(slot.name, [])
                 if isinstance(types.unliteral(typeof(item.name)), types.Float):

@@ -30,7 +30,8 @@ def forward_product_form(blocks, typeof):
     kernel). ``typeof(name)`` types a variable."""
     loops = compute_cfg_from_blocks(blocks).loops().values()
     if not loops:
-        return adjoint_product_branch if long_straight_line(blocks) else adjoint_product_chain
+        long = _statement_count(blocks) > LONG_STRAIGHT_LINE
+        return adjoint_product_branch if long else adjoint_product_chain
     if any(_carries_float(blocks[loop.header], typeof) for loop in loops):
         return adjoint_product_branch
     return adjoint_product_chain
@@ -42,8 +43,12 @@ LONG_STRAIGHT_LINE = 64
 
 def long_straight_line(blocks):
     """Whether ``blocks`` have no loop and more than ``LONG_STRAIGHT_LINE`` statements."""
-    return (not compute_cfg_from_blocks(blocks).loops()
-            and sum(len(block.body) for block in blocks.values()) > LONG_STRAIGHT_LINE)
+    return (_statement_count(blocks) > LONG_STRAIGHT_LINE
+            and not compute_cfg_from_blocks(blocks).loops())
+
+
+def _statement_count(blocks):
+    return sum(len(block.body) for block in blocks.values())
 
 
 def _carries_float(header, typeof):

@@ -21,8 +21,8 @@ from .compile.dispatcher import generated_dispatcher, set_rebuilder
 from .compile.inline_library import INTERNAL_JIT_OPTIONS, internal_jit
 from .errors import ArgumentError
 from .ir.builder import Emitter
-from .runtime import tape_acquire, tape_depth
-from .runtime.guard import unwinding_call
+from .ir.inlining import splice
+from .runtime import tape_acquire
 from .capture.effects import callee_writes
 from .ir.value_types import is_differentiable, is_float, is_float_array
 from .rules.arrays import zeros_shadow
@@ -39,6 +39,12 @@ def _entry_block(py_func):
     scope = ir.Scope(None, loc)
     block = ir.Block(scope, loc)
     return block, Emitter(block, scope, loc)
+
+
+def _default(e, value):
+    """An omitted argument's default, typed as the derivative passes were built for it
+    (not as a literal): the transform holds those passes inline."""
+    return e.assign(ir.Const(value, e.loc, use_literal_type=False), hint="default")
 
 
 def _check_named_parameters(py_func, kind):
@@ -126,40 +132,33 @@ class _Wrapper:
             active = self.argnums
         program = derive(self.func, primal_types, active)
         block, e = _entry_block(self.py_func)
+        blocks = {0: block}
         args = [e.assign(ir.Arg(name, i, e.loc), target=name)
                 for i, name in enumerate(self.stub_names())]
         for i, value in defaults.items():
-            args[i] = e.const(value, hint="default")
+            args[i] = _default(e, value)
         tape = e.call(tape_acquire, [], hint="tape")
-        # both passes run through unwinding_call: an exception that escapes them (and may
-        # be caught in @njit code) first sets the tape back to this depth
-        depth = e.call(tape_depth, [tape], hint="depth")
-        passes = _passes(e, tape, depth)
+        # the passes run inline; the transform's entry sets the tape back on an exception
+        # (compile/unwinding.py)
         if self.kind == "grad":  # the value is never read: push the records, nothing else
-            passes(program.fwd_tape, args[:n], hint="pushed")
+            _, e = splice(blocks, e, program.pass_blocks("fwd_tape"), [tape] + args[:n], "fwd")
         else:
-            y = passes(program.fwd, args[:n], hint="y")
+            y, e = splice(blocks, e, program.pass_blocks("fwd"), [tape] + args[:n], "fwd")
         if self.kind == "vjp":
             self._check_ybar(e, primal_types, argtypes[n], y, args[n])
         shadows = [e.call(zeros_shadow, [args[i]], hint="shadow") for i in program.array_args]
         seed = args[n] if self.kind == "vjp" else e.const(
             np.float32(1.0) if capture(self.func, primal_types).return_type == types.float32
             else 1.0, hint="one")
-        cots = passes(program.rev, args[:n] + shadows + [seed], hint="cots")
+        cots, e = splice(blocks, e, program.pass_blocks("rev"),
+                         [tape] + args[:n] + shadows + [seed], "rev")
         if self.kind == "vjp":
             e.ret(e.tuple([y, cots]))
-            return {0: block}
+            return blocks
         grads = [e.item(cots, i) for i in self.argnums]
         result = grads[0] if self.single else e.tuple(grads)
         e.ret(e.tuple([y, result]) if self.kind == "value_and_grad" else result)
-        return {0: block}
-
-
-def _passes(e, tape, depth):
-    """Emit calls of derivative passes that unwind the tape to ``depth`` on an exception."""
-    def call(dispatcher, args, hint):
-        return e.call(unwinding_call, [e.glob(dispatcher), tape, depth] + args, hint=hint)
-    return call
+        return blocks
 
 
 def _finish(disp, func, spec, label, cache):
@@ -280,9 +279,11 @@ class _JVPWrapper:
                 args[n + j] = e.call(np.copy, [args[n + j]], hint="tangent")
             elif _needs_contiguous(primal_types[i], tangent_types[j]):
                 args[n + j] = e.call(np.ascontiguousarray, [args[n + j]], hint="tangent")
-        args[n:n] = [e.const(d, hint="default") for d in defaults]
-        e.ret(e.call(program.dispatcher, args, hint="dual"))
-        return {0: block}
+        args[n:n] = [_default(e, d) for d in defaults]
+        blocks = {0: block}
+        dual, e = splice(blocks, e, program.blocks(), args, "jvp")
+        e.ret(dual)
+        return blocks
 
     def primal_count(self, flat):
         """How many of the values passed are arguments: all parameters, or fewer when
@@ -462,7 +463,7 @@ class _HVPWrapper:
         block, e = _entry_block(py_func)
         packed = e.assign(ir.Arg("args", 0, e.loc), target="args")
         values = [e.item(packed, k, hint="a") for k in range(len(flat))]
-        args = values[:n] + [e.const(d, hint="default") for d in defaults]
+        args = values[:n] + [_default(e, d) for d in defaults]
         given = {i: values[n + k] for k, i in enumerate(self.argnums)}
         for k, i in enumerate(self.argnums):
             if _needs_contiguous(primal_types[i], flat[n + k]):

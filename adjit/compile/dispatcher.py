@@ -23,6 +23,7 @@ from ..runtime import truncate_current
 from .caches import track_dispatcher
 from .inline_library import UseInlineOnlyLibrary
 from .typing_memo import MemoisedScalarTyping
+from .unwinding import UnwindingNativeLowering
 from .shared_globals import share_call_globals
 from .whole_writes import rewrite_whole_array_writes
 from .timing import note_llvm, phase
@@ -153,7 +154,10 @@ class GeneratedPipeline(MemoisedScalarTyping, CompilerBase):
         if getattr(self.state.func_id.func, "_adjit_internal", False):
             pm.add_pass(UseInlineOnlyLibrary, "adjit: inline-only code library")
         lowering = DefaultPassBuilder.define_nopython_lowering_pipeline(self.state)
+        unwinding = getattr(self.state.func_id.func, "_adjit_unwinding", False)
         for pass_cls, desc in lowering.passes:
+            if unwinding and pass_cls is typed_passes.NativeLowering:
+                pass_cls = UnwindingNativeLowering  # passes inlined: see compile/unwinding
             pm.add_pass(pass_cls, desc)
         pm.finalize()
         return [pm]
@@ -212,8 +216,9 @@ class GeneratedDispatcher(CPUDispatcher):
 class TransformDispatcher(GeneratedDispatcher):
     """The dispatcher of a public transform (``grad(f)``, ``jvp(f)``, ...).
 
-    Its code calls the derivative passes through ``runtime.guard.unwinding_call``, so an
-    exception leaves no records on the thread's tape, wherever it is caught. Called from
+    Its code holds the derivative passes inline, behind an entry that sets the tape back
+    on an error status (``compile.unwinding``), so an exception leaves no records on the
+    thread's tape, wherever it is caught. Called from
     Python, no derivative can be running on this thread underneath, so the tape is also
     emptied before any exception propagates.
 
@@ -299,15 +304,20 @@ def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None
     stub._adjit_plain = plain
     stub._adjit_internal = internal
     stub._adjit_optimise_alone = optimise_alone
+    # a public transform's own code unwinds the tape on an exception (compile/unwinding)
+    stub._adjit_unwinding = not internal and not plain
     # nsz (no signed zeros) is the one fast-math flag: it lets LLVM drop the ``+ 0.0`` of
     # adjoints accumulated from zero and of zero tangents; only the sign of a zero result
     # can differ from strict IEEE. No reassociation, NaNs and infinities are kept.
-    options = {"nopython": True, "fastmath": {"nsz"}, **primal_options(primal)}
+    # no C wrapper: only a first-class function value (``types.FunctionType``) calls
+    # through it, and building it cost 13 ms of every first gradient. Numba's ordinary
+    # calls, from Python and from ``@njit`` code, and dispatcher arguments do not use it.
+    options = {"nopython": True, "fastmath": {"nsz"}, "no_cfunc_wrapper": True,
+               **primal_options(primal)}
     if internal:
         # not forceinline: the transform forces its own passes in at the call site
         # (runtime.guard), and LLVM's cost model decides for the passes of callees
         options["no_cpython_wrapper"] = True
-        options["no_cfunc_wrapper"] = True
     cls = GeneratedDispatcher if internal else TransformDispatcher
     dispatcher = cls(stub, locals={}, targetoptions=options, pipeline_class=GeneratedPipeline)
     dispatcher.adjit_builder = builder  # the stub's reference is weak (see make_stub)

@@ -24,6 +24,8 @@ from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.registry import CPUDispatcher
 from numba.core.typed_passes import NopythonTypeInference
 
+from ..runtime.loader import use_fast_library_class
+
 
 class InlineOnlyLibrary(JITCodeLibrary):
     """A JIT code library whose code is only linked into callers, never run by itself."""
@@ -93,6 +95,10 @@ class InlineOnlyPipeline(Compiler):
         pm.add_pass_after(UseInlineOnlyLibrary, NopythonTypeInference)
         pm.finalize()
         return [pm]
+
+
+# the tape's fast path is only ever inlined too
+use_fast_library_class(InlineOnlyLibrary)
 
 
 class InternalDispatcher(CPUDispatcher):

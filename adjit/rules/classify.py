@@ -14,7 +14,6 @@ from numba.core import ir, types
 
 from ..ir.value_types import is_float_array
 from ..runtime import tape as tape_rt
-from ..runtime.guard import unwinding_call
 from .arrays import ANY_RANK, lookup_array
 from .core import ADJOINT_PRODUCTS, NONDIFF, adjoint_product_sum, lookup
 from .matmul import ACCUMULATING_BILINEAR, lookup_product
@@ -194,7 +193,7 @@ def positional_count(dispatcher):
 #: what ``classify_call`` can answer; each mode maps every kind to one handler
 CALL_KINDS = ("array_op", "list_method", "list_new", "list_reduction", "tape_push",
               "tape_reserve", "tape_put",
-              "tape_pop", "unwinding_call", "allocation", "accumulating_bilinear", "adjoint_product", "linear",
+              "tape_pop", "allocation", "accumulating_bilinear", "adjoint_product", "linear",
               "derived", "elementwise", "matmul", "reduction", "nondiff", "scalar",
               "unsupported")
 
@@ -352,8 +351,6 @@ def _structural_kind(fn, expr, key):
         return "tape_reserve"
     if key is tape_rt.tape_put:
         return "tape_put"
-    if key is unwinding_call:
-        return "unwinding_call"
     if any(key is form for form in ADJOINT_PRODUCTS) or key is adjoint_product_sum:
         return "adjoint_product"
     if any(key is pop for pop in tape_rt._pop_cache.values()):

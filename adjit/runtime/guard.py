@@ -1,66 +1,59 @@
-"""``unwinding_call``: call a derivative pass so that an exception leaves no records.
+"""The unwinding entry of a public transform: an exception leaves no records.
 
 A derivative's forward pass pushes records that its reverse pass pops. When an exception
-passes through the pair (a ``raise`` in a helper, Numba's own ``IndexError`` under
+passes through them (a ``raise`` in a helper, Numba's own ``IndexError`` under
 ``boundscheck``, a ``ValueError`` from ``np.linalg``), the records pushed so far must go:
 the exception may be caught in ``@njit`` code that calls the transform again in a loop,
-and Numba cannot re-raise from an ``except`` block. So a transform calls its passes through
-this intrinsic, which emits Numba's ordinary call of the pass's compiled overload but,
-where Numba would propagate an error status at once, first sets the tape back to the depth
-the transform was entered with::
+and Numba cannot re-raise from an ``except`` block. A transform holds its passes inline
+(``ir.inlining``) and is lowered under a private name (``compile.unwinding``); its public
+symbol reads the tape's depth, calls that code and, where Numba would propagate an error
+status, first sets the tape back to that depth::
 
     depth = tape_depth(tape)
-    unwinding_call(fwd_tape, tape, depth, x, y)   # fwd_tape(tape, x, y)
+    status = grad_f_unwound(...)
+    if status is an error: tape_set_depth(tape, depth)
+    return status
 
 The arrays held by dropped records keep their references (they leak, as a Python-level
 truncate does); the tape's words are reclaimed.
 """
 
 from llvmlite import ir as llvm_ir
-from numba.core import cgutils, errors, imputils, types
-from numba.extending import intrinsic
+from numba.core import cgutils
 
-from adjit.runtime.tape import _call, _check_tape, _link_fast_path
-
-
-def _inline_call_site(builder, callee):
-    """Mark the call just emitted to ``callee`` ``alwaysinline``: the transform's own
-    passes are inlined into it, so they see its constants (grad's seed ``ybar = 1.0``) and
-    the call goes. Only these call sites are forced: forcing every derived pass (those of
-    ``@njit`` callees too) into one function made LLVM's optimisation superlinear, a
-    minute and more for a Runge-Kutta step called in a loop."""
-    for instr in reversed(builder.block.instructions):
-        if isinstance(instr, llvm_ir.CallInstr) and instr.callee is callee:
-            instr.attributes.add("alwaysinline")
-            return
+from adjit.runtime.tape import _call, _link_fast_path
 
 
-@intrinsic
-def unwinding_call(typingctx, fn, tape, depth, *args):
-    """``fn(tape, *args)``; on an exception, ``tape`` is set back to ``depth`` first."""
-    _check_tape(tape)
-    if not isinstance(fn, types.Dispatcher):
-        raise errors.TypingError("adjit unwinding_call: expects a dispatcher")
-    call_args = (tape,) + tuple(args)
-    inner = typingctx.resolve_function_type(fn, call_args, {})
-    if inner is None:
-        raise errors.TypingError(f"adjit unwinding_call: {fn} cannot take {call_args}")
-
-    def codegen(context, builder, sig, llargs):
-        cres = fn.dispatcher.get_compile_result(inner)
-        values = [llargs[1]] + cgutils.unpack_tuple(builder, llargs[3], len(args))
-        values = [context.cast(builder, v, have, want)
-                  for v, have, want in zip(values, call_args, cres.signature.args)]
-        status, result = context.call_internal_no_propagate(
-            builder, cres.fndesc, cres.signature, values)
-        _inline_call_site(builder, context.declare_function(builder.module, cres.fndesc))
-        context.add_linking_libs([cres.library])
-        with cgutils.if_unlikely(builder, status.is_error):
-            _link_fast_path(context)
-            _call(builder, "adjit_tape_set_depth", llargs[1], llargs[2])
-            context.call_conv.return_status_propagate(builder, status)
-        result = imputils.fix_returning_optional(context, builder, cres.signature, status,
-                                                 result)
-        return context.cast(builder, result, cres.signature.return_type, sig.return_type)
-    star = types.StarArgTuple.from_types(args)  # Numba packs a *args parameter
-    return inner.return_type(fn, tape, types.int64, star), codegen
+def emit_unwinding_entry(context, public, body):
+    """Fill ``public``, a transform's own symbol, with a call of ``body`` (its lowered
+    code, of the same function type) that sets the tape back to its depth at entry when
+    ``body`` returns an error status, so a transform can hold its passes inline: an
+    exception raised anywhere in them (and perhaps caught in the ``@njit`` code that
+    called the transform) leaves no records."""
+    _link_fast_path(context)
+    entry = public.append_basic_block("entry")
+    read = public.append_basic_block("read_depth")
+    run = public.append_basic_block("run")
+    unwind = public.append_basic_block("unwind")
+    done = public.append_basic_block("done")
+    builder = llvm_ir.IRBuilder(entry)
+    tape = _call(builder, "adjit_tape_acquire")  # null only when out of memory
+    builder.cbranch(cgutils.is_null(builder, tape), run, read)
+    builder.position_at_end(read)
+    depth_read = _call(builder, "adjit_tape_depth", tape)
+    builder.branch(run)
+    builder.position_at_end(run)
+    depth = builder.phi(depth_read.type)
+    depth.add_incoming(llvm_ir.Constant(depth_read.type, 0), entry)
+    depth.add_incoming(depth_read, read)
+    status = builder.call(body, list(public.args))
+    ok = builder.icmp_signed("==", status, llvm_ir.Constant(status.type, 0))
+    none = builder.icmp_signed("==", status, llvm_ir.Constant(status.type, -2))
+    builder.cbranch(builder.or_(ok, none), done, unwind)
+    builder.position_at_end(unwind)
+    now = _call(builder, "adjit_tape_acquire")
+    with builder.if_then(cgutils.is_not_null(builder, now)):
+        _call(builder, "adjit_tape_set_depth", now, depth)
+    builder.branch(done)
+    builder.position_at_end(done)
+    builder.ret(status)

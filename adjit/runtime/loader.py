@@ -90,10 +90,20 @@ class _State:
 STATE = _State()
 
 _fast_library = None
+#: the code library class of the fast path: ``compile.inline_library`` registers its
+#: inline-only library (``use_fast_library_class``), as this lower layer cannot import it
+_fast_library_class = []
+
+
+def use_fast_library_class(cls):
+    """Build the fast-path library as a ``cls(codegen, name)`` (before its first use)."""
+    _fast_library_class[:] = [cls]
 
 
 def fast_library():
-    """The finalized numba CodeLibrary holding tape_fast.ll (built on first use).
+    """The finalized numba CodeLibrary holding tape_fast.ll (built on first use); an
+    inline-only library once ``adjit.compile`` is imported: its IR is linked into the
+    functions that call it.
 
     Called from intrinsic codegen, i.e. while numba holds its global compiler lock;
     the (re-entrant) lock is taken again so this is also safe from plain Python.
@@ -112,7 +122,10 @@ def fast_library():
             mod.triple = ll.get_process_triple()
             mod.data_layout = codegen._data_layout
             mod.verify()
-            lib = codegen.create_library("adjit_tape_fast")
+            # only ever inlined (every function is ``alwaysinline``): no optimisation
+            # or machine code of its own, which cost 20 ms of a process's first gradient
+            lib = (_fast_library_class[0](codegen, "adjit_tape_fast") if _fast_library_class
+                   else codegen.create_library("adjit_tape_fast"))
             lib.add_llvm_module(mod)
             lib.finalize()
             _fast_library = lib

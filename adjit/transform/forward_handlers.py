@@ -23,7 +23,6 @@ from ..rules.arrays import is_filled_allocation, zeros_shadow
 from ..rules.core import (ZERO, FuncPartial, adjoint_product_branch, adjoint_product_chain,
                           adjoint_product_sum)
 from ..rules.matmul import lookup_product
-from ..runtime.guard import unwinding_call
 from ..ir.value_types import is_float, is_float_array
 
 
@@ -204,7 +203,6 @@ FWD_CALLS = {
     "tape_pop": lambda ctx, stmt, e, c: fwd_tape_pop(ctx, stmt, e),
     "tape_reserve": lambda ctx, stmt, e, c: fwd_tape_reserve(ctx, stmt, e),
     "tape_put": lambda ctx, stmt, e, c: fwd_tape_put(ctx, stmt, e),
-    "unwinding_call": lambda ctx, stmt, e, c: fwd_unwinding_call(ctx, stmt, e, c),
     "allocation": lambda ctx, stmt, e, c: fwd_allocation(ctx, stmt, e),
     "accumulating_bilinear": lambda ctx, stmt, e, c: fwd_accumulating_bilinear(ctx, stmt, e),
     "adjoint_product": lambda ctx, stmt, e, c: fwd_adjoint_product(ctx, stmt, e),
@@ -310,17 +308,6 @@ def fwd_derived_call(ctx, stmt, e, dispatcher):
     argtypes = tuple(types.unliteral(t) for t in ctx.fn.calltypes[expr].args)
     fwd_call_of(ctx, stmt, e, dispatcher, list(expr.args), argtypes,
                 lambda jvp, args: e.call(jvp, args, hint="dual"))
-
-
-def fwd_unwinding_call(ctx, stmt, e, cls):
-    """fwd: a transform's pass called through ``unwinding_call(pass, tape, depth, *args)``
-    (``jvp(grad(f))``): the pass's jvp is called the same way, so under ``hvp`` too an
-    exception leaves no records on the tape."""
-    fn, tape, depth, *items = stmt.value.args
-    argtypes = tuple(types.unliteral(ctx.typeof(a.name)) for a in [tape] + items)
-    fwd_call_of(ctx, stmt, e, ctx.typeof(fn.name).dispatcher, [tape] + items, argtypes,
-                lambda jvp, args: e.call(unwinding_call, [e.glob(jvp), args[0], depth]
-                                         + args[1:], hint="dual"))
 
 
 def fwd_call_of(ctx, stmt, e, dispatcher, call_args, argtypes, emit_call):

@@ -116,7 +116,14 @@ def test_internal_helper_called_from_python_runs_its_twin():
     assert _cube(3.0) == 27.0  # from Python: the ordinary twin, not the inline-only code
 
 
-def test_derivative_passes_compile_into_the_transform():
+def test_derivative_passes_compile_inside_the_transform():
+    """grad(f) and jvp(f) hold their passes in their own IR (ir.inlining): one Numba
+    compile each, behind the unwinding entry, and none of the passes' own dispatchers."""
+    from numba.core import types
+
+    from adjit.transform.forward import derive_jvp
+    from adjit.transform.reverse.program import derive
+
     def f(x):
         s = 0.0
         for i in range(3):
@@ -125,7 +132,18 @@ def test_derivative_passes_compile_into_the_transform():
 
     g = adjit.grad(f)
     assert g(0.7) == pytest.approx(sum(i * math.cos(0.7 * i) for i in range(3)), rel=1e-13)
+    program = derive(f, (types.float64,), (0,))
+    assert not program.fwd_tape.overloads and not program.rev.overloads
     (compiled,) = g.overloads.values()
     assert not isinstance(compiled.library, InlineOnlyLibrary)
-    code = compiled.library.get_llvm_str()
-    assert "f_rev" in code  # the reverse pass is linked into the transform's own module
+    assert "_unwound" in compiled.library.get_llvm_str()  # the private body
+
+    h = adjit.hvp(f)  # one compile of hvp(f), one of the jvp of grad(f)'s body
+    want = sum(-i * i * math.sin(0.7 * i) for i in range(3)) * 2.0
+    assert h(0.7, 2.0) == pytest.approx(want, rel=1e-12)
+    assert not program.fwd_tape.overloads and not program.rev.overloads
+    assert derive_jvp(g, (types.float64,), (0,)).dispatcher.overloads
+
+    y, ydot = adjit.jvp(f)(0.7, 2.0)
+    assert ydot == pytest.approx(2.0 * sum(i * math.cos(0.7 * i) for i in range(3)))
+    assert not derive_jvp(f, (types.float64,), (0,)).dispatcher.overloads

@@ -175,7 +175,6 @@ REV_CALLS = {
     "tape_reserve": rev_generated_helper,
     "tape_put": rev_generated_helper,
     "tape_pop": rev_generated_helper,
-    "unwinding_call": rev_generated_helper,
     "accumulating_bilinear": rev_generated_helper,
     "adjoint_product": rev_generated_helper,
     "linear": rev_generated_helper,

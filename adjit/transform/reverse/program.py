@@ -123,29 +123,33 @@ class ReverseProgram:
 
     def _build_fwd(self, argtypes):
         self._check(argtypes, 0)
-        ctx, rev = self.analysis()
-        blocks = build_forward(ctx, rev)
-        after_rewrite(blocks, f"forward pass of {self.py_func.__qualname__}",
-                      ("adjit_tape",) + self.arg_names)
-        self._done("fwd")
-        return blocks
+        return self.pass_blocks("fwd")
 
     def _build_fwd_tape(self, argtypes):
         self._check(argtypes, 0)
-        ctx, rev = self.analysis()
-        blocks = discard_result(build_forward(ctx, rev))
-        after_rewrite(blocks, f"tape-only forward pass of {self.py_func.__qualname__}",
-                      ("adjit_tape",) + self.arg_names)
-        self._done("fwd_tape")
-        return blocks
+        return self.pass_blocks("fwd_tape")
 
     def _build_rev(self, argtypes):
         self._check(argtypes, len(self.array_args) + 1)
+        return self.pass_blocks("rev")
+
+    def pass_blocks(self, part):
+        """The IR of one pass: ``fwd``, ``fwd_tape`` (records only) or ``rev``. Its
+        dispatcher compiles it for the callers' forward and reverse passes; a public
+        transform splices it into its own body instead (``ir.inlining``)."""
         ctx, rev = self.analysis()
-        self._done("rev")
-        blocks = copy_blocks(rev.blocks)  # Numba's passes edit the blocks they compile
-        after_rewrite(blocks, f"reverse pass of {self.py_func.__qualname__}",
-                      ("adjit_tape",) + self.arg_names)
+        names = ("adjit_tape",) + self.arg_names
+        if part == "rev":
+            self._done("rev")
+            blocks = copy_blocks(rev.blocks)  # Numba's passes edit the blocks they compile
+            after_rewrite(blocks, f"reverse pass of {self.py_func.__qualname__}", names)
+            return blocks
+        blocks = build_forward(ctx, rev)
+        if part == "fwd_tape":
+            blocks = discard_result(blocks)
+        after_rewrite(blocks, f"{'tape-only ' if part == 'fwd_tape' else ''}forward pass "
+                      f"of {self.py_func.__qualname__}", names)
+        self._done(part)
         return blocks
 
     def show(self):

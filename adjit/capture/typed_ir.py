@@ -21,6 +21,7 @@ from ..errors import ArgumentError, UnsupportedError, first_reason, numba_locati
 from ..compile.caches import owned_cache
 from ..compile.dispatcher import BuildGeneratedIR, set_captured_return_type, typing_only
 from ..compile.timing import phase
+from ..compile.shared_overloads import SharedOverloadCompiles
 from ..compile.typing_memo import MemoisedScalarTyping
 
 
@@ -67,7 +68,7 @@ class CaptureTypedIR(FunctionPass):
         raise compiler._EarlyPipelineCompletion(captured)
 
 
-class TypingOnlyPipeline(MemoisedScalarTyping, CompilerBase):
+class TypingOnlyPipeline(SharedOverloadCompiles, MemoisedScalarTyping, CompilerBase):
     """Numba's untyped passes plus type inference; ends at ``CaptureTypedIR``."""
 
     def define_pipelines(self):
@@ -78,7 +79,7 @@ class TypingOnlyPipeline(MemoisedScalarTyping, CompilerBase):
         return [pm]
 
 
-class GeneratedTypingPipeline(MemoisedScalarTyping, CompilerBase):
+class GeneratedTypingPipeline(SharedOverloadCompiles, MemoisedScalarTyping, CompilerBase):
     """For adjit's own generated functions: build their IR, infer types, capture.
 
     This is what lets adjit transform its own output again (``jvp(grad(f))``)."""

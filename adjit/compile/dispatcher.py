@@ -23,6 +23,7 @@ from ..runtime import truncate_current
 from .caches import track_dispatcher
 from .inline_library import UseInlineOnlyLibrary
 from .typing_memo import MemoisedScalarTyping
+from .shared_overloads import SharedOverloadCompiles
 from .unwinding import UnwindingNativeLowering
 from .shared_globals import share_call_globals
 from .whole_writes import rewrite_whole_array_writes
@@ -137,7 +138,7 @@ class BuildGeneratedIR(FunctionPass):
         return True
 
 
-class GeneratedPipeline(MemoisedScalarTyping, CompilerBase):
+class GeneratedPipeline(SharedOverloadCompiles, MemoisedScalarTyping, CompilerBase):
     """BuildGeneratedIR, then Numba's standard typed and lowering passes (less the
     after-inference rewrites, which are optimisations)."""
 

@@ -61,39 +61,63 @@ def zeros_shadow(typingctx, a):
     result = types.Array(a.dtype, a.ndim, "F" if a.layout == "F" else "C")
 
     def codegen(context, builder, sig, args):
-        """Allocate through the NRT directly (Numba's array constructor compiles an
-        allocator overload on first use), zero the bytes, fill in the array struct."""
         source = context.make_array(a)(context, builder, value=args[0])
         shape = cgutils.unpack_tuple(builder, source.shape, a.ndim)
-        itemsize = context.get_constant(
-            types.intp, context.get_abi_sizeof(context.get_data_type(result.dtype)))
-        strides, stride = [], itemsize
-        for extent in (reversed(shape) if result.layout == "C" else shape):
-            strides.append(stride)
-            stride = builder.mul(stride, extent)
-        if result.layout == "C":
-            strides.reverse()
-        size = stride  # itemsize times every extent: a's own size, so no overflow
-        meminfo = context.nrt.meminfo_alloc_aligned(
-            builder, size, context.get_preferred_array_alignment(result.dtype))
-        with builder.if_then(cgutils.is_null(builder, meminfo), likely=False):
-            context.call_conv.return_user_exc(builder, MemoryError,
-                                              ("adjit: cannot allocate a shadow array",))
-        data = context.nrt.meminfo_data(builder, meminfo)
-        cgutils.memset(builder, data, size, 0)
-        out = context.make_array(result)(context, builder)
-        intp = context.get_value_type(types.intp)
-        populate_array(out, data=builder.bitcast(data, out.data.type),
-                       shape=cgutils.pack_array(builder, shape, ty=intp),
-                       strides=cgutils.pack_array(builder, strides, ty=intp),
-                       itemsize=itemsize, meminfo=meminfo)
-        return impl_ret_new_ref(context, builder, result, out._getvalue())
+        return _zeroed_array(context, builder, result, shape)
 
     return result(a), codegen
 
 
+@intrinsic
+def zeros_shaped(typingctx, shape, dtype):
+    """``np.zeros(shape, dtype)`` for a shape tuple read from an array (so its size
+    cannot overflow) and a NumPy scalar class: the shadows of the arrays a function
+    allocates. An intrinsic for the reason ``zeros_shadow`` is: ``np.zeros`` compiled
+    for each rank and dtype cost 130 to 250 ms of a first gradient."""
+    if not (isinstance(shape, types.BaseTuple) and isinstance(dtype, types.NumberClass)
+            and all(isinstance(t, types.Integer) for t in shape.types)):
+        return None
+    result = types.Array(dtype.instance_type, len(shape), "C")
+
+    def codegen(context, builder, sig, args):
+        extents = cgutils.unpack_tuple(builder, args[0], len(shape))
+        extents = [context.cast(builder, v, t, types.intp) for v, t in zip(extents, shape)]
+        return _zeroed_array(context, builder, result, extents)
+
+    return result(shape, dtype), codegen
+
+
+def _zeroed_array(context, builder, result, shape):
+    """Allocate an array of type ``result`` and extents ``shape`` through the NRT directly
+    (Numba's array constructor compiles an allocator overload on first use), zero its
+    bytes, fill in the array struct."""
+    itemsize = context.get_constant(
+        types.intp, context.get_abi_sizeof(context.get_data_type(result.dtype)))
+    strides, stride = [], itemsize
+    for extent in (reversed(shape) if result.layout == "C" else shape):
+        strides.append(stride)
+        stride = builder.mul(stride, extent)
+    if result.layout == "C":
+        strides.reverse()
+    size = stride  # itemsize times every extent: an existing array's size, no overflow
+    meminfo = context.nrt.meminfo_alloc_aligned(
+        builder, size, context.get_preferred_array_alignment(result.dtype))
+    with builder.if_then(cgutils.is_null(builder, meminfo), likely=False):
+        context.call_conv.return_user_exc(builder, MemoryError,
+                                          ("adjit: cannot allocate a shadow array",))
+    data = context.nrt.meminfo_data(builder, meminfo)
+    cgutils.memset(builder, data, size, 0)
+    out = context.make_array(result)(context, builder)
+    intp = context.get_value_type(types.intp)
+    populate_array(out, data=builder.bitcast(data, out.data.type),
+                   shape=cgutils.pack_array(builder, shape, ty=intp),
+                   strides=cgutils.pack_array(builder, strides, ty=intp),
+                   itemsize=itemsize, meminfo=meminfo)
+    return impl_ret_new_ref(context, builder, result, out._getvalue())
+
+
 defallocation((np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like, np.ones_like))
-defallocation((zeros_shadow,))
+defallocation((zeros_shadow, zeros_shaped))
 defallocation((np.full, np.full_like), filled=True)
 
 

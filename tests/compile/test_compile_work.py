@@ -6,6 +6,7 @@ import math
 import operator
 
 import numba
+import numpy as np
 import pytest
 from numba.core import types
 from numba.core.registry import cpu_target
@@ -103,3 +104,34 @@ def test_each_callee_is_loaded_once_in_compiled_code():
     gx, gy = adjit.grad(chain, (0, 1))(0.7, 1.3)
     assert gx == pytest.approx(3 * 0.7 ** 2 * 1.3 ** 3, rel=1e-14)
     assert gy == pytest.approx(3 * 0.7 ** 3 * 1.3 ** 2, rel=1e-14)
+
+
+def _trace_of_float32(a):
+    return np.sum(np.diag(a) * np.float32(3.0))
+
+
+def test_numpy_overloads_compile_once_for_capture_and_derivative():
+    """Capturing the primal types ``np.diag``, which compiles Numba's implementation; the
+    derivative's forward pass calls it again. Both pipelines push the same canonical
+    flags (``compile/shared_overloads.py``), so it is compiled once, not twice. The
+    shadow of the array ``np.diag`` makes is allocated in place (``zeros_shaped``), with
+    no compile of ``np.zeros``. (float32: signatures no other test compiles first.)"""
+    from numba.core import event
+
+    compiled = []
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            func = ev.data["dispatcher"].py_func
+            if func.__module__.startswith("numba"):
+                compiled.append((func.__qualname__, ev.data["args"]))
+
+        def on_end(self, ev):
+            pass
+
+    a = np.arange(1.0, 10.0, dtype=np.float32).reshape(3, 3)
+    with event.install_listener("numba:compile", Listener()):
+        g = adjit.grad(_trace_of_float32)(a)
+    np.testing.assert_allclose(g, 3.0 * np.eye(3, dtype=np.float32))
+    assert len([c for c in compiled if "diag" in c[0]]) == 1, compiled
+    assert not [c for c in compiled if "zeros" in c[0]], compiled

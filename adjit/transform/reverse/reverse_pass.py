@@ -28,7 +28,7 @@ from .context import (TAPE, YBAR, bar, bar_item, is_basic_index, local_shadow, s
 from .shadows import empty_array, fresh_flag
 from .handlers import emit_reverse
 from .stmt_info import NOTHING, StmtInfo
-from ...rules.arrays import add_cotangent, add_into, phi_transfer, snapshot_shadow
+from ...rules.arrays import add_cotangent, add_into, phi_transfer, snapshot_shadow, zeros_shaped
 from .loops import counted_loops, inductions
 from ...runtime import pop_record, record_words
 
@@ -119,11 +119,12 @@ class ReversePass:
         self.goto_predecessor(head, label)
 
     def allocate_local_shadows(self, e):
-        """``y%shadow = np.zeros(y%shape)`` for arrays allocated in the function: the
+        """``y%shadow = zeros(y%shape)`` for arrays allocated in the function: the
         reverse pass starts at a return block, which every such allocation dominates."""
         for name in sorted(self.ctx.local_arrays):
             dtype = getattr(np, str(self.ctx.typeof(name).dtype))
-            e.call(np.zeros, [e.var(shape_of(name)), e.glob(dtype)], target=local_shadow(name))
+            e.call(zeros_shaped, [e.var(shape_of(name)), e.glob(dtype)],
+                   target=local_shadow(name))
         start_list_shadows(self.ctx, e)
 
     def seed_array_result(self, e, ret):

@@ -67,6 +67,18 @@ class InlineOnlyLibrary(JITCodeLibrary):
         self._finalized = True
 
 
+class ModulePassesOnlyLibrary(JITCodeLibrary):
+    """The code library of a public transform: its functions go straight into the module,
+    without Numba's per-function passes first. The module passes run the same
+    simplifications over them anyway; run twice, they were a sixth of the LLVM time of a
+    scalar gradient's first compile."""
+
+    def add_llvm_module(self, ll_module):
+        """Link the lowered module in as it is (see the class)."""
+        ll_module.data_layout = self._codegen._data_layout
+        self._final_module.link_in(ll_module)
+
+
 @register_pass(mutates_CFG=False, analysis_only=False)
 class UseInlineOnlyLibrary(FunctionPass):
     """Before lowering: an internal function's code goes into an ``InlineOnlyLibrary``."""

@@ -16,6 +16,7 @@ from numba.core.compiler_machinery import register_pass
 from numba.core.typed_passes import NativeLowering
 
 from ..runtime.guard import emit_unwinding_entry
+from .inline_library import ModulePassesOnlyLibrary
 
 
 class UnwindingLower(lowering.Lower):
@@ -46,3 +47,11 @@ class UnwindingNativeLowering(NativeLowering):
     @property
     def lowering_class(self):
         return UnwindingLower
+
+    def run_pass(self, state):
+        """Lower into a ``ModulePassesOnlyLibrary`` (the transform's own code library)."""
+        if state.library is None:
+            state.library = ModulePassesOnlyLibrary(state.targetctx.codegen(),
+                                                    state.func_id.func_qualname)
+            state.library.enable_object_caching()
+        return super().run_pass(state)

@@ -23,7 +23,7 @@ _PURE_OPS = ("binop", "unary", "phi", "cast")
 
 def control_only(fn):
     """The names of the scalar floats of ``fn`` whose values only decide control flow."""
-    defs, uses = {}, {}
+    defs, uses, operands = {}, {}, {}
     for block in fn.func_ir.blocks.values():
         for stmt in block.body:
             if isinstance(stmt, ir.Assign):
@@ -31,6 +31,7 @@ def control_only(fn):
                 defs.setdefault(stmt.target.name, []).append(value)
                 reads = ([value] if isinstance(value, ir.Var) else
                          value.list_vars() if isinstance(value, ir.Expr) else [])
+                operands.setdefault(stmt.target.name, []).extend(v.name for v in reads)
                 for var in reads:
                     uses.setdefault(var.name, []).append(stmt)
             elif isinstance(stmt, (ir.Branch, ir.Del)):
@@ -41,13 +42,16 @@ def control_only(fn):
     candidates = {name for name, values in defs.items()
                   if isinstance(fn.typeof(name), types.Float)
                   and all(_pure(fn, value) for value in values)}
-    changed = True
-    while changed:
-        changed = False
-        for name in sorted(candidates):
-            if not all(_harmless(stmt, candidates) for stmt in uses.get(name, ())):
-                candidates.discard(name)
-                changed = True
+    # a worklist, not repeated sweeps (quadratic in a chain of 400 products): dropping a
+    # name makes the statements defining it harmful uses of their operands, so only
+    # those operands are looked at again
+    work = sorted(candidates, reverse=True)
+    while work:
+        name = work.pop()
+        if name in candidates and not all(_harmless(stmt, candidates)
+                                          for stmt in uses.get(name, ())):
+            candidates.discard(name)
+            work.extend(n for n in operands.get(name, ()) if n in candidates)
     return candidates
 
 

@@ -109,3 +109,28 @@ def test_a_refusal_in_the_output_stays():
         adjit.grad(f)(m)
     with pytest.raises(adjit.UnsupportedError, match="norm"):
         adjit.jvp(f)(m, m)
+
+
+def _chain(x):
+    # c1..c3 reach the output through c3; c4, c5 feed only the comparison. Sorted by
+    # name, each sweep of a fixed-point loop would drop one of c1..c3 per pass: the
+    # worklist must still drop all three
+    c1 = x * 2.0
+    c2 = c1 * 3.0
+    c3 = c2 * 0.5
+    c4 = c3 * 7.0
+    c5 = c4 - 1.0
+    if c5 > 0.0:
+        return c3
+    return -c3
+
+
+def test_control_only_drops_a_whole_chain_that_reaches_the_output():
+    fn = capture(_chain, (types.float64,))
+    names = control_only(fn)
+    base = {n.split(".")[0] for n in names}
+    assert {"c4", "c5"} <= base
+    assert not base & {"c1", "c2", "c3", "x"}
+    check_grad(_chain, 0.7)
+    check_jvp(_chain, 0.7)
+    check_hvp(_chain, 0.7)

@@ -19,7 +19,8 @@ from numba.core.typed_passes import NopythonTypeInference
 
 from ..errors import ArgumentError, UnsupportedError, first_reason, numba_location
 from ..compile.caches import owned_cache
-from ..compile.dispatcher import BuildGeneratedIR, set_captured_return_type, typing_only
+from ..compile.capture_typing import set_captured_return_type, typing_only
+from ..compile.dispatcher import BuildGeneratedIR
 from ..compile.timing import phase
 from ..compile.shared_overloads import SharedOverloadCompiles
 from ..compile.typing_memo import MemoisedScalarTyping

@@ -7,20 +7,20 @@ lowering passes run on it. So generated code is callable from Python, from ``@nj
 (where LLVM can inline it) and can be fed to adjit again.
 """
 import inspect
-import threading
 import types as pytypes
 import weakref
-from contextlib import contextmanager
 
-from numba.core import ir, sigutils, typed_passes, types, typing, untyped_passes
+from numba.core import ir, sigutils, typed_passes, types, untyped_passes
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import FunctionPass, PassManager, register_pass
 from numba.core.registry import CPUDispatcher
 
 from ..errors import AdjitError, UnsupportedError, first_reason
 from ..ir.checks import after_rewrite
+from ..ir.inlining import drop_unreachable
 from ..runtime import truncate_current
 from .caches import track_dispatcher
+from .capture_typing import TypedFromCapture, typing_only
 from .inline_library import UseInlineOnlyLibrary
 from .typing_memo import MemoisedScalarTyping
 from .shared_overloads import SharedOverloadCompiles
@@ -33,31 +33,6 @@ from .timing import note_llvm, phase
 #: the function unpickling calls to rebuild a public transform (``api`` sets it, so that
 #: this lower layer never imports the API)
 _rebuilders = []
-
-
-#: whether this thread is typing for a capture only, not compiling (``typing_only``)
-_typing_state = threading.local()
-#: ``[return_type(dispatcher, argtypes)]``, registered by ``capture``: the return type of
-#: a generated function's typed IR, or None while that IR is being captured (recursion)
-_captured_return_type = []
-
-
-def set_captured_return_type(return_type):
-    """Register how a generated callee is typed without compiling it (see
-    ``GeneratedDispatcher.get_call_template``)."""
-    _captured_return_type[:] = [return_type]
-
-
-@contextmanager
-def typing_only(active=True):
-    """Within this block, calls of generated functions are typed from their captured IR
-    (``active``), or compiled as Numba does (not ``active``)."""
-    before = getattr(_typing_state, "active", False)
-    _typing_state.active = active
-    try:
-        yield
-    finally:
-        _typing_state.active = before
 
 
 def set_rebuilder(rebuild):
@@ -120,6 +95,7 @@ class BuildGeneratedIR(FunctionPass):
                 raise
             except Exception as error:  # adjit's bug: say so, in adjit's terms
                 raise internal_error(stub.__name__, error) from error
+        blocks = drop_unreachable(blocks)  # e.g. after a spliced pass that always raises
         # slice writes without Numba's slice assignment (whole_writes); not in a plain
         # function, whose IR adjit also differentiates in reverse mode
         if not getattr(stub, "_adjit_plain", False):
@@ -164,7 +140,7 @@ class GeneratedPipeline(SharedOverloadCompiles, MemoisedScalarTyping, CompilerBa
         return [pm]
 
 
-class GeneratedDispatcher(CPUDispatcher):
+class GeneratedDispatcher(TypedFromCapture, CPUDispatcher):
     """A CPU dispatcher that never specialises on literal argument types.
 
     Generated code passes constants (``Literal[int](5)``) as often as variables; compiling
@@ -179,29 +155,6 @@ class GeneratedDispatcher(CPUDispatcher):
         fields.) ``adjit.show`` prints the IR instead."""
         cres.fndesc.typemap = cres.fndesc.calltypes = None
         super().add_overload(cres._replace(type_annotation=None))
-
-    def get_call_template(self, args, kws):
-        """Numba's call template, but while adjit only captures typed IR (``typing_only``)
-        the callee is typed, not compiled: ``hvp`` types ``grad(f)``'s body to transform
-        it, and compiling the passes it calls would be thrown away."""
-        if not getattr(_typing_state, "active", False) or not _captured_return_type:
-            return super().get_call_template(args, kws)
-        pysig, args = self._compiler.fold_argument_types(args, kws)
-        return_type = _captured_return_type[0](self, tuple(args))
-        if return_type is None:  # already being captured (recursion): Numba's way
-            return super().get_call_template(args, {})
-        template = typing.make_concrete_template(
-            f"CallTemplate({self.py_func.__name__})", key=self.py_func.__name__,
-            signatures=[return_type(*args)])
-        return template, pysig, args, {}
-
-    def get_overload(self, sig):
-        """The compiled overload; compiled now if it was only typed (``typing_only``)
-        and code that is being lowered calls it."""
-        args, _ = sigutils.normalize_signature(sig)
-        if tuple(args) not in self.overloads:
-            self.compile(tuple(args))
-        return super().get_overload(sig)
 
     def compile(self, sig):
         args, return_type = sigutils.normalize_signature(sig)

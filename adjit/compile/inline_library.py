@@ -25,6 +25,7 @@ from numba.core.registry import CPUDispatcher
 from numba.core.typed_passes import NopythonTypeInference
 
 from ..runtime.loader import use_fast_library_class
+from .capture_typing import TypedFromCapture, typing_only
 
 
 class InlineOnlyLibrary(JITCodeLibrary):
@@ -113,10 +114,16 @@ class InlineOnlyPipeline(Compiler):
 use_fast_library_class(InlineOnlyLibrary)
 
 
-class InternalDispatcher(CPUDispatcher):
+class InternalDispatcher(TypedFromCapture, CPUDispatcher):
     """The dispatcher of an adjit helper meant for generated code. Its own compiles have
     no native entry point, so a call from Python (a test, a user probing a rule) runs a
-    twin compiled the ordinary way, once, on first such call."""
+    twin compiled the ordinary way, once, on first such call. Typing a capture types it
+    from its captured IR (``capture_typing``): ``hvp`` compiled every elementwise kernel
+    of ``grad(f)``'s body, of which it only calls the JVPs."""
+
+    def compile(self, sig):
+        with typing_only(False):
+            return super().compile(sig)
 
     def __call__(self, *args, **kwargs):
         twin = self.__dict__.get("_python_twin")

@@ -6,6 +6,7 @@ variables renamed apart, its labels after the transform's, each ``arg(i)`` readi
 value passed, and each ``return v`` assigning the call's result and jumping on.
 """
 from numba.core import ir, ir_utils
+from numba.core.analysis import compute_cfg_from_blocks
 
 from .builder import Emitter, copy_blocks, fresh_name
 
@@ -49,3 +50,11 @@ def _bound(stmt, args, result, after_label):
     if isinstance(stmt, ir.Return):
         return [ir.Assign(stmt.value, result, stmt.loc), ir.Jump(after_label, stmt.loc)]
     return [stmt]
+
+
+def drop_unreachable(blocks):
+    """``blocks`` without the blocks control never reaches: after a spliced function that
+    always raises, the code that would use its result (and the result itself, never
+    assigned) is unreachable, and Numba would fail to type it."""
+    dead = compute_cfg_from_blocks(blocks).dead_nodes()
+    return {label: block for label, block in blocks.items() if label not in dead}

@@ -5,6 +5,7 @@ from numba.core import types
 from numba.extending import overload
 
 from ..compile.inline_library import INTERNAL_JIT_OPTIONS, internal_jit
+from ..rules.arrays import zeros_shaped
 from ..rules.core import FuncPartial
 from ..rules.elementwise import check_broadcast
 from ..rules.elementwise import element_at as elementwise_at
@@ -99,6 +100,6 @@ def _tangent_like_impl(t, ans):
         def same_rank(t, ans):
             if t.shape == ans.shape:
                 return t
-            return np.zeros(ans.shape, ans.dtype) + t
+            return zeros_shaped(ans.shape, ans.dtype) + t
         return same_rank
-    return lambda t, ans: np.zeros(ans.shape, ans.dtype) + t
+    return lambda t, ans: zeros_shaped(ans.shape, ans.dtype) + t

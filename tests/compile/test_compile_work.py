@@ -135,3 +135,33 @@ def test_numpy_overloads_compile_once_for_capture_and_derivative():
     np.testing.assert_allclose(g, 3.0 * np.eye(3, dtype=np.float32))
     assert len([c for c in compiled if "diag" in c[0]]) == 1, compiled
     assert not [c for c in compiled if "zeros" in c[0]], compiled
+
+
+def _sin_times(x):
+    return np.sum(np.sin(x) * x)
+
+
+def test_hvp_does_not_compile_the_rule_kernels_of_grad_it_transforms():
+    """hvp types grad(f)'s body, whose reverse pass calls elementwise kernels
+    (``internal_jit``), then calls only their JVPs: the kernels themselves are typed from
+    their captured IR and never compiled (``compile/capture_typing.py``). (3-D float32:
+    a signature no other test in this file compiles first.)"""
+    from numba.core import event
+
+    kernels = []
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            if ev.data["dispatcher"].py_func.__qualname__ == "elementwise_update.<locals>.update":
+                kernels.append(ev.data["args"])
+
+        def on_end(self, ev):
+            pass
+
+    x = np.linspace(0.1, 1.2, 12).astype(np.float32).reshape(2, 3, 2)
+    v = np.linspace(-1.0, 1.0, 12).astype(np.float32).reshape(2, 3, 2)
+    with event.install_listener("numba:compile", Listener()):
+        hv = adjit.hvp(_sin_times)(x, v)
+    x64, v64 = x.astype(np.float64), v.astype(np.float64)
+    np.testing.assert_allclose(hv, (2.0 * np.cos(x64) - np.sin(x64) * x64) * v64, rtol=1e-5)
+    assert not kernels, kernels

@@ -147,3 +147,15 @@ def test_derivative_passes_compile_inside_the_transform():
     y, ydot = adjit.jvp(f)(0.7, 2.0)
     assert ydot == pytest.approx(2.0 * sum(i * math.cos(0.7 * i) for i in range(3)))
     assert not derive_jvp(f, (types.float64,), (0,)).dispatcher.overloads
+
+
+def test_a_spliced_program_that_always_raises():
+    """After a spliced program that never returns, the code that reads its result is
+    unreachable and is dropped (``ir.inlining.drop_unreachable``): the user's exception
+    comes out, as when the program was a call, and the tape is left as it was."""
+    def always(x):
+        raise ValueError("always raises")
+
+    with pytest.raises(ValueError, match="always raises"):
+        adjit.jvp(always)(1.0, 1.0)
+    assert adjit.runtime.current_depth() == 0

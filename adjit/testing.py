@@ -255,12 +255,14 @@ def check_jvp(f, *args, seed=0, rtol=None, atol=None):
     return value, tan
 
 
-def check_hvp(f, *args, argnums=0, seed=0, rtol=1e-5, atol=1e-7):
+def check_hvp(f, *args, argnums=0, seed=0, rtol=None, atol=None):
     """Check ``adjit.hvp(f, argnums)(*args, v)`` (forward-over-reverse) with a random
     ``v`` against central differences of ``adjit.grad(f, argnums)`` along ``v`` (check the
     gradient itself with ``check_grad``). ``argnums`` is an int or a tuple (then one
     random tangent per listed argument and the joint Hessian blocks, as ``adjit.hvp``);
-    returns H v."""
+    returns H v. The step and the default tolerances follow the dtype of the
+    differentiated arguments, as in ``check_grad``: a float32 gradient is rounded to
+    float32, so its differences need float32's larger step."""
     __tracebackhide__ = True
     import adjit
     nums = argnums if isinstance(argnums, tuple) else (argnums,)
@@ -271,7 +273,10 @@ def check_hvp(f, *args, argnums=0, seed=0, rtol=1e-5, atol=1e-7):
     if _current_depth() != depth:
         raise AssertionError(f"check_hvp({_name(f)}): tape depth changed across the call")
     grad = adjit.grad(f, argnums=argnums)
-    h = _rel_step(np.dtype(np.float64), None)
+    dtype = np.dtype(np.float32 if _has_float32_leaf(tuple(args[k] for k in nums))
+                     else np.float64)
+    rtol, atol = _tolerances(dtype, rtol, atol)
+    h = _rel_step(dtype, None)
 
     def moved(sign):
         new = list(_copy_args(args))

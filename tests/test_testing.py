@@ -331,3 +331,26 @@ def test_check_grad_says_when_numba_cannot_compile_the_primal():
 
     with pytest.raises(adjit.ArgumentError, match="Numba cannot compile"):
         check_grad(log_base_three, 1.3)
+
+
+def _sin_weighted32(x):
+    return np.sum(np.sin(x) * x * x)
+
+
+def test_check_hvp_steps_float32_arguments_as_float32(monkeypatch):
+    """A float32 gradient is rounded to float32: differenced over float64's step (6e-6)
+    the rounding dominated, and a correct hvp failed. The step and tolerances now follow
+    the arguments' dtype, and a wrong float32 hvp still fails."""
+    from adjit.testing import check_hvp
+    x = np.linspace(0.2, 1.4, 6).astype(np.float32)
+    hv = check_hvp(_sin_weighted32, x)
+    assert hv.dtype == np.float32
+    real = adjit.hvp
+
+    def off(f, argnums=0):
+        h = real(f, argnums=argnums)
+        return lambda *a: h(*a) * np.float32(1.05)
+
+    monkeypatch.setattr(adjit, "hvp", off)
+    with pytest.raises(AssertionError, match="H v"):
+        check_hvp(_sin_weighted32, x)

@@ -1,12 +1,14 @@
 """Lowering of a public transform whose derivative passes are inlined in its own IR.
 
-A transform (``grad(f)``, ``hvp(f)``, ...) holds its forward and reverse passes in its
+A transform (``grad(f)``, ``jvp(f)``, ...) holds its forward and reverse passes in its
 own body, so Numba compiles one function per derivative instead of three. The passes
 push and pop tape records, and an exception that leaves them midway (perhaps to be caught
 in ``@njit`` code that calls the transform again) must not leave records behind. So the
 transform's code is lowered under a private name, and its public symbol only calls that
 code and, on an error status, sets the tape back to the depth it had on entry
-(``runtime.guard.emit_unwinding_entry``). LLVM inlines the one into the other.
+(``runtime.guard.emit_unwinding_entry``). LLVM inlines the one into the other. Every
+public transform is lowered this way, ``hvp(f)`` too, whose JVP program of ``grad(f)``'s
+body pushes and pops records.
 """
 import copy
 

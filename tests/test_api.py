@@ -213,6 +213,20 @@ def test_jvp_and_hvp_fill_in_default_arguments():
         adjit.hvp(with_defaults)(1.5)
 
 
+def test_vjp_takes_every_argument_and_says_so():
+    """vjp takes the defaults explicitly, then ybar. Omitting one used to let Numba's
+    TypeError about adjit's own stub through; it is an ArgumentError listing the
+    parameters, for every transform."""
+    d1 = sum(2.0 * i * math.cos(0.3 * i) for i in range(5))
+    y, cots = adjit.vjp(with_defaults)(0.3, 5, 2.0, 1.5)
+    assert y == pytest.approx(with_defaults(0.3)) and cots[0] == pytest.approx(1.5 * d1)
+    with pytest.raises(adjit.ArgumentError, match=r"takes \(x, n, scale, ybar\)"):
+        adjit.vjp(with_defaults)(0.3, 1.5)
+    with pytest.raises(adjit.ArgumentError, match=r"takes \(x, n, scale\)"):
+        adjit.grad(with_defaults)(0.3, 5, 2.0, 1.0)
+    assert adjit.runtime.current_depth() == 0
+
+
 def test_jvp_with_some_defaults_given():
     def scaled(x, scale=2.0, shift=1.0):
         return scale * x + shift

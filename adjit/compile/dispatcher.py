@@ -15,7 +15,7 @@ from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import FunctionPass, PassManager, register_pass
 from numba.core.registry import CPUDispatcher
 
-from ..errors import AdjitError, UnsupportedError, first_reason
+from ..errors import AdjitError, ArgumentError, UnsupportedError, first_reason
 from ..ir.checks import after_rewrite
 from ..ir.inlining import drop_unreachable
 from ..runtime import truncate_current
@@ -207,9 +207,20 @@ class TransformDispatcher(GeneratedDispatcher):
             refresh()
         try:
             return super().__call__(*args, **kwargs)
+        except TypeError as error:
+            truncate_current(0)
+            if str(error).startswith(("not enough arguments", "too many arguments")):
+                raise self._argument_count_error(error) from None
+            raise
         except BaseException:
             truncate_current(0)
             raise
+
+    def _argument_count_error(self, error):
+        """Numba's "not enough arguments" in the transform's terms: its parameters (a
+        ``vjp`` takes every argument of the function, defaults included, then ``ybar``)."""
+        params = ", ".join(inspect.signature(self.py_func).parameters)
+        return ArgumentError(f"adjit: {self.py_func.__name__} takes ({params}); {error}")
 
 
 def internal_error(name, error):

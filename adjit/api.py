@@ -481,17 +481,17 @@ class _HVPWrapper:
 
 def hessian(func, cache=False):
     """``hessian(f)(x)``: the dense Hessian of a function of one float or float-array
-    argument, one HVP per column (forward-over-reverse), symmetrised to remove rounding
-    asymmetry. Returns a float for a scalar x and an (x.size, x.size) array otherwise.
-    ``cache=True`` caches its ``hvp`` on disk (the small column loop around it is
-    compiled in each process)."""
+    argument (others with defaults keep them), one HVP per column (forward-over-reverse),
+    symmetrised to remove rounding asymmetry. Returns a float for a scalar x and an
+    (x.size, x.size) array otherwise. ``cache=True`` caches its ``hvp`` on disk (the
+    small column loop around it is compiled in each process)."""
     import numba
     if not callable(func):
         raise ArgumentError(f"adjit.hessian expects a function, got {func!r}")
     py_func = py_function_of(func)
     _check_named_parameters(py_func, "hessian")
-    nparams = len(inspect.signature(py_func).parameters)
-    if nparams != 1:
+    required, nparams = _parameter_counts(py_func)
+    if required != 1:  # the others, with defaults, keep them (hvp omits them too)
         raise ArgumentError(
             f"adjit.hessian({py_func.__qualname__}): hessian takes a function of one float "
             f"or float-array argument; {py_func.__qualname__} takes {nparams}. Use "

@@ -277,3 +277,15 @@ def test_gp_lml_benchmark_in_every_mode():
     check_jvp(gp_lml, x, y, 1.0)
     # its HVP works too (checked by hand); at over a minute of compilation it is left to
     # the parts it is made of: test_hvp[cholesky], test_hvp[diag] and the broadcasting tests
+
+
+def _scaled_quartic(x, scale=3.0):
+    return scale * np.sum(x ** 4) + np.sum(x[:-1] * x[1:])
+
+
+def test_hessian_of_a_function_whose_other_parameters_have_defaults():
+    """One required argument is what hessian needs; the others keep their defaults (it
+    used to count every parameter and refuse)."""
+    x = np.array([0.5, -1.0, 2.0])
+    want = np.diag(36.0 * x ** 2) + np.eye(3, k=1) + np.eye(3, k=-1)
+    np.testing.assert_allclose(adjit.hessian(_scaled_quartic)(x), want, rtol=1e-12)

@@ -38,8 +38,13 @@ def typing_only(active=True):
 
 class TypedFromCapture:
     """Mixin for a Numba dispatcher of adjit's: typed from its captured IR under
-    ``typing_only``, compiled when lowered code needs it. Its ``compile`` must run
-    under ``typing_only(False)``."""
+    ``typing_only``, compiled when lowered code needs it."""
+
+    def compile(self, sig):
+        """Numba's compile, with ``typing_only`` off: the callee's own body is compiled,
+        so the functions it calls must be too."""
+        with typing_only(False):
+            return super().compile(sig)
 
     def get_call_template(self, args, kws):
         """Numba's call template, but under ``typing_only`` the callee is typed, not

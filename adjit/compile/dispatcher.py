@@ -20,7 +20,7 @@ from ..ir.checks import after_rewrite
 from ..ir.inlining import drop_unreachable
 from ..runtime import truncate_current
 from .caches import track_dispatcher
-from .capture_typing import TypedFromCapture, typing_only
+from .capture_typing import TypedFromCapture
 from .inline_library import UseInlineOnlyLibrary
 from .typing_memo import MemoisedScalarTyping
 from .shared_overloads import SharedOverloadCompiles
@@ -161,7 +161,7 @@ class GeneratedDispatcher(TypedFromCapture, CPUDispatcher):
         args = tuple(types.unliteral(a) for a in args)
         if args in self.overloads:  # compiled already: nothing to time
             return super().compile(args if return_type is None else return_type(*args))
-        with phase("numba", self.py_func.__name__) as step, typing_only(False):
+        with phase("numba", self.py_func.__name__) as step:
             entry = super().compile(args if return_type is None else return_type(*args))
             note_llvm(step, self.overloads.get(args))
         return entry
@@ -207,13 +207,11 @@ class TransformDispatcher(GeneratedDispatcher):
             refresh()
         try:
             return super().__call__(*args, **kwargs)
-        except TypeError as error:
+        except BaseException as error:
             truncate_current(0)
-            if str(error).startswith(("not enough arguments", "too many arguments")):
+            if isinstance(error, TypeError) and str(error).startswith(
+                    ("not enough arguments", "too many arguments")):
                 raise self._argument_count_error(error) from None
-            raise
-        except BaseException:
-            truncate_current(0)
             raise
 
     def _argument_count_error(self, error):
@@ -280,8 +278,8 @@ def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None
     options = {"nopython": True, "fastmath": {"nsz"}, "no_cfunc_wrapper": True,
                **primal_options(primal)}
     if internal:
-        # not forceinline: the transform forces its own passes in at the call site
-        # (runtime.guard), and LLVM's cost model decides for the passes of callees
+        # not forceinline: a transform holds its own passes (ir.inlining), and LLVM's
+        # cost model decides for the passes of callees
         options["no_cpython_wrapper"] = True
     cls = GeneratedDispatcher if internal else TransformDispatcher
     dispatcher = cls(stub, locals={}, targetoptions=options, pipeline_class=GeneratedPipeline)

@@ -25,7 +25,7 @@ from numba.core.registry import CPUDispatcher
 from numba.core.typed_passes import NopythonTypeInference
 
 from ..runtime.loader import use_fast_library_class
-from .capture_typing import TypedFromCapture, typing_only
+from .capture_typing import TypedFromCapture
 
 
 class InlineOnlyLibrary(JITCodeLibrary):
@@ -120,10 +120,6 @@ class InternalDispatcher(TypedFromCapture, CPUDispatcher):
     twin compiled the ordinary way, once, on first such call. Typing a capture types it
     from its captured IR (``capture_typing``): ``hvp`` compiled every elementwise kernel
     of ``grad(f)``'s body, of which it only calls the JVPs."""
-
-    def compile(self, sig):
-        with typing_only(False):
-            return super().compile(sig)
 
     def __call__(self, *args, **kwargs):
         twin = self.__dict__.get("_python_twin")

@@ -72,8 +72,9 @@ def zeros_shadow(typingctx, a):
 def zeros_shaped(typingctx, shape, dtype):
     """``np.zeros(shape, dtype)`` for a shape tuple read from an array (so its size
     cannot overflow) and a NumPy scalar class or an array's ``dtype``: the shadows of the
-    arrays a function allocates, and broadcast tangents. An intrinsic for the reason ``zeros_shadow`` is: ``np.zeros`` compiled
-    for each rank and dtype cost 130 to 250 ms of a first gradient."""
+    arrays a function allocates, and broadcast tangents. An intrinsic for the reason
+    ``zeros_shadow`` is: ``np.zeros`` compiled for each rank and dtype cost 130 to 250 ms
+    of a first gradient."""
     if isinstance(dtype, types.NumberClass):
         element = dtype.instance_type
     elif isinstance(dtype, types.DType):  # ``a.dtype`` in jitted code

@@ -20,6 +20,7 @@ truncate does); the tape's words are reclaimed.
 
 from llvmlite import ir as llvm_ir
 from numba.core import cgutils
+from numba.core.callconv import RETCODE_NONE, RETCODE_OK
 
 from adjit.runtime.tape import _call, _link_fast_path
 
@@ -47,8 +48,8 @@ def emit_unwinding_entry(context, public, body):
     depth.add_incoming(llvm_ir.Constant(depth_read.type, 0), entry)
     depth.add_incoming(depth_read, read)
     status = builder.call(body, list(public.args))
-    ok = builder.icmp_signed("==", status, llvm_ir.Constant(status.type, 0))
-    none = builder.icmp_signed("==", status, llvm_ir.Constant(status.type, -2))
+    ok = builder.icmp_signed("==", status, RETCODE_OK)
+    none = builder.icmp_signed("==", status, RETCODE_NONE)  # a success returning None
     builder.cbranch(builder.or_(ok, none), done, unwind)
     builder.position_at_end(unwind)
     now = _call(builder, "adjit_tape_acquire")

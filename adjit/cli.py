@@ -38,6 +38,10 @@ def build_parser():
     b.add_argument("--repeat", type=int, metavar="R",
                    help="calls per timing round (default: calibrated to the round length)")
     b.add_argument("--rounds", type=int, metavar="N", help="timing rounds (default 7, quick 2)")
+    b.add_argument("--jobs", type=int, metavar="N",
+                   help="benchmark suite workloads in N worker processes (default: one per "
+                   "core with --quick, else 1): compiling is one core's work, so a first "
+                   "--quick run takes about half as long; timings then share the machine")
     b.add_argument("--seed", type=int, default=0, help="random seed for the inputs")
     b.add_argument("--profile", metavar="NAME",
                    help="where the gradient of suite workload NAME spends its time: forward "
@@ -59,7 +63,8 @@ def _progress(msg):
 def run_bench(args):
     """Execute ``adjit bench`` for parsed ``args``; return the exit code."""
     from adjit.benchmarking import report
-    from adjit.benchmarking.runner import Config, machine_info, run_workloads
+    from adjit.benchmarking.parallel import run_suite
+    from adjit.benchmarking.runner import Config, machine_info
     from adjit.benchmarking.specs import SpecError, parse_spec
     from adjit.benchmarking.workloads import discover, load_user
 
@@ -107,7 +112,8 @@ def run_bench(args):
     machine = machine_info()
     _progress(f"adjit bench: {len(workloads)} workload(s) on {report.format_machine(machine)}")
     t0 = time.perf_counter()
-    rows = run_workloads(workloads, config, progress=_progress)
+    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1) if args.quick else 1
+    rows = run_suite(workloads, config, max(1, jobs), progress=_progress)
     _progress(f"adjit bench: done in {time.perf_counter() - t0:.1f}s")
 
     print(report.format_table(rows))

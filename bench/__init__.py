@@ -8,7 +8,9 @@ Each module defines:
 - ``ARGNUMS``: the argument index (int) or indices (tuple) to differentiate;
 - optionally ``hand_grad``: a hand-written, numba-compatible gradient with the same
   arguments, returning what ``adjit.grad(primal, argnums=ARGNUMS)`` returns;
-- optionally ``REFERENCE``: published gradient/primal ratios of other AD tools.
+- optionally ``REFERENCE``: published gradient/primal ratios of other AD tools;
+- optionally ``COMPILE_WEIGHT``: the relative cost of its first compile (default 1), so
+  that ``adjit bench --jobs`` starts the heaviest workloads first.
 
 ``ORDER`` lists the modules in table order; modules not listed follow alphabetically.
 """

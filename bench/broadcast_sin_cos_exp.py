@@ -2,6 +2,8 @@
 import numpy as np
 
 NAME = "broadcast_sin_cos_exp"
+#: relative cost of a first compile (seconds of a first --quick run), for ``--jobs``
+COMPILE_WEIGHT = 5
 ARGNUMS = 0
 
 

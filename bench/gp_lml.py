@@ -8,6 +8,8 @@ value ``log N(y | 0, C)``. Differentiated wrt x, y and s.
 import numpy as np
 
 NAME = "gp_lml"
+#: relative cost of a first compile (seconds of a first --quick run), for ``--jobs``
+COMPILE_WEIGHT = 26
 ARGNUMS = (0, 1, 2)
 REFERENCE = {"mooncake": (8.4, 8.4), "enzyme": (6.6, 6.6)}
 N_POINTS = 128

@@ -2,6 +2,8 @@
 import numpy as np
 
 NAME = "kron_sum"
+#: relative cost of a first compile (seconds of a first --quick run), for ``--jobs``
+COMPILE_WEIGHT = 9
 ARGNUMS = (0, 1)
 REFERENCE = {"mooncake": (3.3, 41.0), "enzyme": (9.8, 12.4)}
 

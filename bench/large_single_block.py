@@ -6,6 +6,8 @@ function is a single basic block of 400 dependent multiplications.
 import numpy as np
 
 NAME = "large_single_block"
+#: relative cost of a first compile (seconds of a first --quick run), for ``--jobs``
+COMPILE_WEIGHT = 22
 ARGNUMS = 0
 REFERENCE = {"mooncake": (4.5, 4.5), "enzyme": (2.2, 2.2)}
 

@@ -7,6 +7,8 @@ import numba
 import numpy as np
 
 NAME = "simple_mlp"
+#: relative cost of a first compile (seconds of a first --quick run), for ``--jobs``
+COMPILE_WEIGHT = 16
 ARGNUMS = (0, 1, 2, 3)
 REFERENCE = {"mooncake": (4.7, 4.7), "enzyme": (3.3, 3.3)}
 

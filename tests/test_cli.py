@@ -284,3 +284,21 @@ def test_profile_does_not_time_a_forward_sweep_that_leaks_its_records():
     assert not leaks(holds_scalars, packed, 10)
     text = Profile("w", 1e-6, 3e-6, None, 10, 0, 1, 0, 0).report()
     assert "not timed apart" in text and "reverse sweep (" not in text
+
+
+def test_jobs_run_suite_workloads_in_workers_and_keep_their_order(tmp_path, monkeypatch):
+    """``--jobs 2``: two worker processes benchmark the suite, the heaviest
+    (``COMPILE_WEIGHT``) first, and the rows come back in the suite's order, each checked
+    against its reference as the sequential runner checks it."""
+    from adjit.benchmarking.parallel import compile_weight, run_suite
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    workloads = discover("^(_sum_1000|rosenbrock_loop)$")
+    assert [w.name for w in workloads] == ["_sum_1000", "rosenbrock_loop"]
+    heard = []
+    rows = run_suite(workloads, Config.quick(repeat=3), jobs=2, progress=heard.append)
+    assert [r["name"] for r in rows] == ["_sum_1000", "rosenbrock_loop"]
+    assert all(r["status"] == "ok" and r["grad_s"] > 0 and r["hvp_status"] == "ok"
+               for r in rows), rows
+    assert len(heard) == 2 and all("-> ok" in h for h in heard)
+    weights = {w.name: compile_weight(w) for w in discover()}
+    assert weights["gp_lml"] > weights["kron_sum"] > weights["_sum_1000"] == 1.0

@@ -389,6 +389,15 @@ def warm_up():
     drivers.run_driver(fn, packed, "s", 2)
 
 
+def error_row(name, exc):
+    """The row of a workload whose harness failed (not its derivative): reported, and
+    the run goes on."""
+    row = {k: None for k in ROW_KEYS}
+    row.update(name=name, status=f"error: {type(exc).__name__}: {first_line(exc)}",
+               error=_full_error(exc))
+    return row
+
+
 def run_workloads(workloads, config=None, progress=None, transforms=None):
     """Benchmark ``workloads`` in order; return the list of row dicts."""
     config = config or Config()
@@ -401,9 +410,7 @@ def run_workloads(workloads, config=None, progress=None, transforms=None):
         try:
             row = WorkloadRun(w, config, say, transforms).run()
         except Exception as exc:  # a harness or input-generation failure: report, go on
-            row = {k: None for k in ROW_KEYS}
-            row.update(name=w.name, status=f"error: {type(exc).__name__}: {first_line(exc)}",
-                       error=_full_error(exc))
+            row = error_row(w.name, exc)
         if config.compile_times and w.origin.startswith("adjit.suite"):
             from .compile_times import compile_times
             row.update(compile_times(w.name, progress=say))

@@ -40,14 +40,19 @@ class InlineOnlyLibrary(JITCodeLibrary):
         self._optimize_functions(ll_module)
         self._final_module.link_in(ll_module)
 
-    #: also run the module passes on this function alone, before its callers inline it
+    #: also run the module passes on this function alone, before its callers inline it,
+    #: if its module (with the callees linked in) is small (``OPTIMISE_ALONE_LINES``)
     optimise_alone = False
 
     def _optimize_final_module(self):
         """No module passes (the caller runs them over the linked whole), unless
-        ``optimise_alone``: forward-mode programs, whose loops -O3 vectorises only when
-        they are optimised alone first (rosenbrock_loop's hvp: 3.2 primal calls, not 5.2)."""
-        if self.optimise_alone:
+        ``optimise_alone`` and the module is small: forward-mode programs of scalar
+        code, whose loops -O3 vectorises only when they are optimised alone first
+        (rosenbrock_loop's hvp: 1.7 primal calls, not 6.7). A program that inlines array
+        kernels is ten times larger; optimising it alone first took seconds (a quarter
+        of ``simple_mlp``'s first hvp, a third of ``broadcast_sin_cos_exp``'s) and made
+        none of the suite's derivatives faster."""
+        if self.optimise_alone and _lines(self._final_module) <= OPTIMISE_ALONE_LINES:
             super()._optimize_final_module()
 
     def _finalize_final_module(self):
@@ -66,6 +71,16 @@ class InlineOnlyLibrary(JITCodeLibrary):
             env_module = ll.parse_assembly(str(module))
             self._codegen._add_module(env_module)
         self._finalized = True
+
+
+#: the largest module (lines of LLVM IR, callees linked in) optimised alone first: the
+#: suite's scalar programs have 300 to 900, those with array kernels 4,000 to 25,000
+OPTIMISE_ALONE_LINES = 2000
+
+
+def _lines(module):
+    """Lines of a module's LLVM IR: its size, counted in a few milliseconds."""
+    return str(module).count("\n")
 
 
 class ModulePassesOnlyLibrary(JITCodeLibrary):

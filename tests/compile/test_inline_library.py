@@ -159,3 +159,40 @@ def test_a_spliced_program_that_always_raises():
     with pytest.raises(ValueError, match="always raises"):
         adjit.jvp(always)(1.0, 1.0)
     assert adjit.runtime.current_depth() == 0
+
+
+def test_only_small_forward_programs_are_optimised_alone(monkeypatch):
+    """A forward-mode program runs -O3 alone before its caller inlines it only when its
+    module is small (``OPTIMISE_ALONE_LINES``): that vectorises scalar loops, and would
+    cost seconds for programs that inline array kernels. Either way the hvp is right."""
+    from numba.core.codegen import JITCodeLibrary
+
+    from adjit.compile import inline_library
+    optimised = []
+    real = JITCodeLibrary._optimize_final_module
+
+    def spy(self):
+        optimised.append(self.name)
+        return real(self)
+    monkeypatch.setattr(JITCodeLibrary, "_optimize_final_module", spy)
+
+    def loop(x):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += x[i] * x[i] * x[i]
+        return s
+
+    x, v = np.linspace(0.1, 1.0, 5), np.linspace(1.0, 2.0, 5)
+    np.testing.assert_allclose(adjit.hvp(loop)(x, v), 6.0 * x * v, rtol=1e-13)
+    assert "grad_loop_jvp" in optimised
+
+    def loop2(x):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += x[i] * x[i] * x[i]
+        return s
+
+    optimised.clear()
+    monkeypatch.setattr(inline_library, "OPTIMISE_ALONE_LINES", 10)
+    np.testing.assert_allclose(adjit.hvp(loop2)(x, v), 6.0 * x * v, rtol=1e-13)
+    assert "grad_loop2_jvp" not in optimised and "hvp_loop2" in optimised

@@ -7,15 +7,17 @@ registered rule (``np.take`` in ``rules/array_ops.py``) then covers both forms i
 mode. ``x[mask]`` reads the elements where ``mask`` is true in C order, which is
 ``np.take(x, np.flatnonzero(mask))``. Applied to float arrays read with a 1-D integer
 array, or with a boolean mask of the array's own rank; on a 2-D array, a 1-D integer
-array or mask selects rows (``rules.array_ops.take_rows``). Other fancy indexing is left
-alone (and refused by the transform).
+array or mask selects rows (``rules.array_ops.take_rows``), and ``x[:, index]`` or
+``x[:, mask]`` selects columns (``take_columns``). Other fancy indexing (``x[idx, 1:]``)
+is left alone (and refused by the transform).
 """
 import numpy as np
 from numba.core import ir, types
+from numba.core.ir_utils import get_definition, guard
 from numba.core.registry import cpu_target
 
 from ..ir.builder import fresh_name
-from ..rules.array_ops import take_rows
+from ..rules.array_ops import take_columns, take_rows
 
 
 def _typed(fn, block, at, value, typ, loc, hint):
@@ -54,8 +56,32 @@ def _index_var(value):
     return None
 
 
+def _column_selection(fn, value):
+    """``(index var, index type)`` of ``x[:, index]`` on a matrix (the index a 1-D array),
+    else None: its index is a tuple built of a slice with no bounds and the array."""
+    index_var = _index_var(value)
+    if index_var is None or value.op != "getitem":
+        return None
+    typ = fn.typeof(index_var.name)
+    if not (isinstance(typ, types.BaseTuple) and len(typ) == 2
+            and typ[0] == types.slice2_type and isinstance(typ[1], types.Array)
+            and typ[1].ndim == 1):
+        return None
+    built = guard(get_definition, fn.func_ir, index_var)
+    if not (isinstance(built, ir.Expr) and built.op == "build_tuple"):
+        return None
+    bounds = guard(get_definition, fn.func_ir, built.items[0])
+    if not (isinstance(bounds, ir.Expr) and bounds.op == "call" and len(bounds.args) == 2
+            and all(isinstance(guard(get_definition, fn.func_ir, a), ir.Const)
+                    and guard(get_definition, fn.func_ir, a).value is None
+                    for a in bounds.args)):
+        return None
+    return built.items[1], typ[1]
+
+
 class GatherReadsToTake:
-    """``y = x[idx]`` / ``y = x[mask]`` on a float array -> ``np.take`` (see above)."""
+    """``y = x[idx]`` / ``y = x[mask]`` on a float array -> ``np.take``, ``take_rows`` or
+    ``take_columns`` (see above)."""
 
     name = "gather_reads_to_take"
 
@@ -67,15 +93,20 @@ class GatherReadsToTake:
                 if index_var is None:
                     continue
                 arr, index = fn.typeof(value.value.name), fn.typeof(index_var.name)
-                if not (isinstance(arr, types.Array) and isinstance(arr.dtype, types.Float)
-                        and isinstance(index, types.Array)):
+                if not (isinstance(arr, types.Array) and isinstance(arr.dtype, types.Float)):
                     continue
-                gather = take_rows if arr.ndim == 2 and index.ndim == 1 else np.take
+                columns = _column_selection(fn, value) if arr.ndim == 2 else None
+                if columns is not None:
+                    (index_var, index), gather = columns, take_columns
+                elif not isinstance(index, types.Array):
+                    continue
+                else:
+                    gather = take_rows if arr.ndim == 2 and index.ndim == 1 else np.take
                 if isinstance(index.dtype, types.Integer) and index.ndim == 1 and (
                         arr.ndim in (1, 2)):
                     self.rewrite(fn, block, stmt, index_var, gather)
                 elif isinstance(index.dtype, types.Boolean) and (
-                        index.ndim == arr.ndim or gather is take_rows):
+                        index.ndim == arr.ndim or gather is not np.take):
                     found = _call(fn, block, stmt, np.flatnonzero, [index_var])
                     if found is None:
                         continue

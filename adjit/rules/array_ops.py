@@ -204,6 +204,34 @@ def _reverse_take_rows(g, shadow, index):
 deflinear_array([take_rows], _reverse_take_rows, ndims=(2,), nargs=(2,))
 
 
+@numba.njit
+def take_columns(a, index):
+    """``a[:, index]`` for a 2-D ``a`` and a 1-D integer ``index``: the columns at those
+    positions (negative ones count from the end), as ``GatherReadsToTake`` rewrites
+    ``a[:, idx]`` and ``a[:, mask]`` (a feature selection)."""
+    n, m = a.shape
+    out = np.empty((n, index.shape[0]), a.dtype)
+    for k in range(index.shape[0]):
+        j = index[k]
+        if j < -m or j >= m:
+            raise IndexError("index out of bounds")
+        for i in range(n):
+            out[i, k] = a[i, j]
+    return out
+
+
+def _reverse_take_columns(g, shadow, index):
+    """``take_columns(x, index)``: each column's adjoint goes back to the column it was
+    read from; repeated positions accumulate."""
+    for k in range(index.shape[0]):
+        j = index[k]
+        for i in range(g.shape[0]):
+            shadow[i, j] += g[i, k]
+
+
+deflinear_array([take_columns], _reverse_take_columns, ndims=(2,), nargs=(2,))
+
+
 # -- nonlinear array functions ------------------------------------------------------------
 def _cumprod_jvp(ans, a, da):
     """``d cumprod(a)[i] = d cumprod(a)[i-1] * a[i] + cumprod(a)[i-1] * da[i]``, over the

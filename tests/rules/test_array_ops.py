@@ -79,6 +79,13 @@ def gather_rows(a):
     masked = a[a[:, 0] > 0.0]
     return np.sum(picked * picked) + np.sum(np.sin(masked))
 
+def gather_columns(a):
+    # columns of a matrix by integer array (repeated, negative) and by a 1-D mask ->
+    # take_columns (a feature selection)
+    picked = a[:, np.array([2, 0, 2, -1])]
+    masked = a[:, a[0] > -0.5]
+    return np.sum(picked * picked * a[:, :1]) + np.sum(np.sin(masked) * masked)
+
 
 def gathers(x):
     # integer-array reads (a repeated index accumulates) and mask reads -> np.take
@@ -202,6 +209,7 @@ CASES = [
     (flips, (M23,), 0, ["np.flip", "np.flipud", "np.fliplr"]),
     (gathers, (V6,), 0, ["np.take"]),
     (gather_rows, (M23.T.copy(),), 0, ["take_rows"]),
+    (gather_columns, (M23,), 0, ["take_columns"]),
     # composites (rules/composites.py) and whole-array reductions (rules/array_ops.py)
     (stacking, (V6,), 0, ["join_rows", "as_row", "as_column"]),
     (concatenate_columns, (M23,), 0, ["join_columns"]),

@@ -15,6 +15,8 @@ arguments), one-row/one-column views of a vector, ``logabsdet`` and the two part
 - ``np.interp(x, xp, fp)`` of a scalar or a 1-D ``x``: a plain ``@njit`` helper
   (bisection, then the linear piece), which adjit derives like any user helper, so it
   is differentiable in ``x`` and ``fp`` (and in ``xp``, through the piece's formula).
+- ``np.linspace(start, stop[, num])`` of real endpoints: a helper computing Numba's
+  points, differentiable in both endpoints.
 
 The tuple is built in the function, so unpacking it (``w, v = np.linalg.eigh(a)``) reads
 the items directly and no tuple of arrays needs an adjoint.
@@ -211,6 +213,34 @@ def _flattened_float64(argtypes):
         isinstance(t, (types.NoneType, types.Omitted)) for t in argtypes[2:])
 
 
+@internal_jit
+def linspace(start, stop, num=50):
+    """``np.linspace(start, stop, num)`` of real endpoints, computed as Numba computes it
+    (``start + i * step``, the last point exactly ``stop``): linear in both endpoints, so
+    a grid whose length or origin is a parameter differentiates (``np.linspace(0.0, L,
+    n)``)."""
+    out = np.empty(num, np.float64)
+    if num == 0:
+        return out
+    div = num - 1
+    if div > 0:
+        step = (stop - start) / div
+        for i in range(num):
+            out[i] = start + i * step
+        out[num - 1] = stop
+    else:
+        out[0] = start
+    return out
+
+
+def choose_linspace(argtypes):
+    """The ``np.linspace`` helper when both endpoints are real numbers; None leaves other
+    calls (complex endpoints) to Numba."""
+    from numba.core import types
+    real = (types.Integer, types.Float)
+    return linspace if all(isinstance(t, real) for t in argtypes[:2]) else None
+
+
 def choose_append(argtypes):
     """The ``np.append`` helper for these argument types: a float64 ``arr``, a number or
     an array of numbers, and no ``axis`` (NumPy then flattens both); None leaves the call
@@ -316,6 +346,7 @@ def defstacking(func, plans, axes=None):
 
 defcomposite(np.interp, interp_scalar, ranks=(0,))
 defcomposite(np.interp, interp_array, ranks=(1,))
+defcomposite(np.linspace, choose_linspace, ranks=(0,))
 defcomposite(np.fill_diagonal, fill_diagonal, ranks=(2,))
 defcomposite(np.linalg.eigvalsh, eigenvalues, ranks=(2,))
 defcomposite(np.append, choose_append)

@@ -87,6 +87,14 @@ def gather_columns(a):
     return np.sum(picked * picked * a[:, :1]) + np.sum(np.sin(masked) * masked)
 
 
+def grids(length, origin):
+    # a grid whose length and origin are parameters; integer endpoints; one point
+    x = np.linspace(0.0, length, 7)
+    y = np.linspace(origin, 2.0, 5)
+    return (np.sum(np.sin(x) * x) + np.sum(y ** 3) + np.sum(np.linspace(1, 3, 4)) * length
+            + np.linspace(origin, length, 1)[0] * origin)
+
+
 def gathers(x):
     # integer-array reads (a repeated index accumulates) and mask reads -> np.take
     return np.sum(x[np.array([0, 2, 2, 5])] ** 3) + np.sum(np.sin(x[x > 1.0]))
@@ -210,6 +218,7 @@ CASES = [
     (gathers, (V6,), 0, ["np.take"]),
     (gather_rows, (M23.T.copy(),), 0, ["take_rows"]),
     (gather_columns, (M23,), 0, ["take_columns"]),
+    (grids, (1.3, 0.4), (0, 1), ["np.linspace"]),
     # composites (rules/composites.py) and whole-array reductions (rules/array_ops.py)
     (stacking, (V6,), 0, ["join_rows", "as_row", "as_column"]),
     (concatenate_columns, (M23,), 0, ["join_columns"]),

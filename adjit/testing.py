@@ -216,7 +216,10 @@ def check_jvp(f, *args, seed=0, rtol=None, atol=None):
     """Check ``adjit.jvp(f)(*args, *tangents)`` with random tangents (one per float or
     float-array argument) against a central difference of the primal along them.
 
-    The value must equal the primal's. Returns ``(value, tangent_out)``.
+    ``f`` must return a float (as for ``check_grad``); for a function returning an array,
+    check ``jvp`` of a scalar of it (``np.sum(w * f(x))`` with fixed weights ``w``), or use
+    ``check_vjp``'s dot-product test. The value must equal the primal's. Returns
+    ``(value, tangent_out)``.
     """
     __tracebackhide__ = True
     import adjit

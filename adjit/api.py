@@ -1,8 +1,7 @@
-"""Public transforms: ``grad``, ``value_and_grad``, ``vjp`` and ``show``.
-
-Each transform returns a Numba dispatcher (generated IR compiled through Numba's pipeline),
-so it runs from Python and inside ``@njit`` code, is compiled once per signature, and
-calling ``adjit.grad(f)`` twice returns the same dispatcher.
+"""Public transforms: ``grad``, ``value_and_grad``, ``vjp``, ``jvp``, ``hvp``, ``show``.
+Each returns a Numba dispatcher (generated IR compiled through Numba's pipeline), so it
+runs from Python and inside ``@njit`` code, is compiled once per signature, and calling
+``adjit.grad(f)`` twice returns the same dispatcher.
 
 Conventions follow JAX: ``argnums`` is an int or a tuple of ints; an int gives one
 gradient, a tuple gives a tuple. Gradients have their argument's type and shape.
@@ -176,13 +175,15 @@ def _finish(disp, func, spec, label, cache):
     return disp
 
 
-def clear_cache(func):
-    """Delete the disk-cache files of every derivative of ``func`` (``cache=True``), in
-    the directory Numba would cache ``func`` in. Returns how many files were removed."""
-    from .compile.disk_cache import clear_cache as clear_files
+def clear_cache(func=None):
+    """Delete the disk-cache files of every derivative of ``func`` (``cache=True``) where
+    Numba would cache ``func``, or without ``func`` those of adjit's rule kernels."""
+    from .compile import disk_cache, kernel_cache
+    if func is None:
+        return kernel_cache.clear_kernel_cache()
     if not callable(func):
         raise ArgumentError(f"adjit.clear_cache expects a function, got {func!r}")
-    return clear_files(py_function_of(func))
+    return disk_cache.clear_cache(py_function_of(func))
 
 
 def _label(kind, nums, single):

@@ -26,6 +26,7 @@ from numba.core.typed_passes import NopythonTypeInference
 
 from ..runtime.loader import use_fast_library_class
 from .capture_typing import TypedFromCapture
+from .kernel_cache import enable_kernel_cache
 
 
 class InlineOnlyLibrary(JITCodeLibrary):
@@ -54,6 +55,11 @@ class InlineOnlyLibrary(JITCodeLibrary):
         none of the suite's derivatives faster."""
         if self.optimise_alone and _lines(self._final_module) <= OPTIMISE_ALONE_LINES:
             super()._optimize_final_module()
+
+    def serialize_using_object_code(self):
+        """For Numba's disk cache (``kernel_cache``): there is no object code, so the
+        entry is the LLVM bitcode, callees linked in, rebuilt as an inline-only library."""
+        return self.serialize_using_bitcode()
 
     def _finalize_final_module(self):
         """Give the engine only the environment globals (Numba writes the function's
@@ -153,8 +159,10 @@ def internal_jit(func=None, **options):
         return lambda f: internal_jit(f, **options)
     targetoptions = {"nopython": True, **options,
                      "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
-    return InternalDispatcher(func, locals={}, targetoptions=targetoptions,
-                              pipeline_class=InlineOnlyPipeline)
+    dispatcher = InternalDispatcher(func, locals={}, targetoptions=targetoptions,
+                                    pipeline_class=InlineOnlyPipeline)
+    enable_kernel_cache(dispatcher)
+    return dispatcher
 
 
 #: ``jit_options`` for adjit's ``@overload`` implementations: like ``internal_jit``, their

@@ -1,0 +1,218 @@
+"""The on-disk cache of adjit's own internal functions: rule kernels, scalar partials.
+
+An elementwise adjoint kernel (``rules/elementwise.elementwise_update``), a scalar partial
+or a reduction helper depends only on adjit's sources and its argument types, so it is
+compiled once per signature on a machine, not once per process: the first ``grad`` of an
+array function in a new process loads its kernels instead of compiling them (about half of
+``broadcast_sin_cos_exp``'s first gradient).
+
+It is Numba's cache (``numba.core.caching``, the directory Numba would use for the
+kernel's source file) with what internal functions need:
+
+- **What is stored**: their code only ever runs inlined into a caller
+  (``InlineOnlyLibrary``), so an entry holds the LLVM bitcode, callees linked in, and is
+  rebuilt as an inline-only library with no machine code.
+- **When stale**: the key is the signature, the CPU, Numba's optimisation level and
+  inherited flags, adjit's environment variables, and a digest of the kernel: adjit's sources and versions (``stamps.environment_stamp``), the
+  kernel's code and, recursively, the code and values in its closure (a kernel built for
+  ``sin`` holds ``sin``'s partial). A closure holding anything else (a user's function,
+  registered through ``adjit.extend``) is not cached.
+- **Robust**: one entry per index file, written atomically; an unreadable entry is
+  ignored with a ``CacheWarning`` and the kernel compiled again.
+
+``ADJIT_KERNEL_CACHE=0`` turns it off.
+"""
+import hashlib
+import os
+import sys
+import types as pytypes
+import warnings
+
+from numba.core import caching, compiler, config, types
+from numba.core.targetconfig import ConfigStack
+
+from .. import config as adjit_config
+from ..errors import CacheWarning, Uncacheable
+from .disk_cache import _base_locator, _SingleEntryFile
+from .stamps import environment_stamp
+
+_PLAIN = (type(None), bool, int, float, complex, str, bytes)
+
+
+def _adjit_function(value):
+    """The Python function of an adjit-defined function or dispatcher, else None."""
+    func = getattr(value, "py_func", value)
+    if isinstance(func, pytypes.FunctionType) and (func.__module__ or "").split(".")[0] == "adjit":
+        return func
+    return None
+
+
+def _digest_code(code, h):
+    h.update(code.co_code)
+    h.update(repr((code.co_name, code.co_names, code.co_varnames, code.co_freevars)).encode())
+    for const in code.co_consts:
+        if isinstance(const, pytypes.CodeType):
+            _digest_code(const, h)
+        else:
+            h.update(repr(const).encode())
+
+
+def _digest_value(value, h, depth):
+    """Feed one closure or default value into ``h``; raises ``Uncacheable``."""
+    func = _adjit_function(value)
+    if isinstance(value, _PLAIN):
+        h.update(f"{type(value).__name__}:{value!r}".encode())
+    elif isinstance(value, (tuple, list)):
+        h.update(f"{type(value).__name__}[{len(value)}]".encode())
+        for item in value:
+            _digest_value(item, h, depth)
+    elif isinstance(value, types.Type):
+        h.update(f"numba-type:{value!r}".encode())
+    elif func is not None and depth:
+        h.update(f"function:{func.__module__}.{func.__qualname__}".encode())
+        options = getattr(value, "targetoptions", None) or {}
+        h.update(repr(sorted((k, repr(v)) for k, v in options.items())).encode())
+        _digest_function(func, h, depth - 1)
+    elif isinstance(value, (pytypes.BuiltinFunctionType, type)) or type(value).__name__ == "ufunc":
+        h.update(f"named:{getattr(value, '__module__', '')}.{value.__name__}".encode())
+    else:
+        raise Uncacheable(f"its closure holds {type(value).__name__} {value!r:.60}")
+
+
+def _digest_function(func, h, depth=8):
+    """Code, defaults and closure of an adjit function, recursively."""
+    _digest_code(func.__code__, h)
+    for value in func.__defaults__ or ():
+        _digest_value(value, h, depth)
+    for cell in func.__closure__ or ():
+        _digest_value(cell.cell_contents, h, depth)
+
+
+def kernel_digest(func):
+    """The hex digest of an internal function for its disk-cache key; raises
+    ``Uncacheable`` when its closure holds something adjit cannot hash by content."""
+    h = hashlib.sha256(environment_stamp().encode())
+    h.update(f"{func.__module__}.{func.__qualname__}".encode())
+    _digest_function(func, h)
+    return h.hexdigest()
+
+
+class KernelCache(caching.Cache):
+    """A Numba dispatcher cache for one internal function (see the module)."""
+
+    def __init__(self, py_func, locator):
+        self._name = f"{py_func.__module__}.{py_func.__qualname__}"
+        self._py_func = py_func
+        self._locator = locator
+        self._cache_path = locator.get_cache_path()
+        qualname = py_func.__qualname__.replace("<", "").replace(">", "")
+        self._prefix = f"adjit-kernel-{py_func.__module__}.{qualname}"
+        self._digest = None
+        self.enable()
+
+    def _file(self, key):
+        """The index/data pair of one signature of this kernel's current digest."""
+        if self._digest is None:
+            self._digest = kernel_digest(self._py_func)  # raises Uncacheable
+        digest = hashlib.sha256(repr((key, self._digest)).encode()).hexdigest()[:24]
+        base = f"{self._prefix}-{digest}.{sys.implementation.cache_tag}"
+        return _SingleEntryFile(self._cache_path, base, self._digest)
+
+    def _index_key(self, sig, codegen):
+        """The signature, the CPU, and what else decides the code: Numba's optimisation
+        level, the flags a callee inherits from the function being compiled, and
+        adjit's own environment variables."""
+        adjit_env = tuple(sorted((k, v) for k, v in os.environ.items()
+                                 if k.startswith("ADJIT_")))
+        return (str(sig), codegen.magic_tuple(), config.OPT, config.BOUNDSCHECK,
+                config.DEBUGINFO_DEFAULT, _inherited_flags(), adjit_env)
+
+    def _load_overload(self, sig, target_context):
+        if not self._enabled:
+            return None
+        key = self._index_key(sig, target_context.codegen())
+        try:
+            data = self._file(key).load(key)
+            if data is None:
+                return None
+            return rebuild_inline_only(target_context, data)
+        except Uncacheable:
+            self.disable()
+            return None
+        except Exception as exc:  # a corrupt, truncated or foreign file: recompile
+            warnings.warn(f"adjit: ignoring the unreadable disk-cache entry of {self._name} "
+                          f"in {self._cache_path} ({type(exc).__name__}: {exc}); "
+                          "recompiling", CacheWarning, stacklevel=2)
+            return None
+
+    def _save_overload(self, sig, cres):
+        if not self._enabled or cres.library.has_dynamic_globals:
+            return
+        try:
+            self._locator.ensure_cache_path()
+            key = self._index_key(sig, cres.codegen)
+            self._file(key).save(key, cres._reduce())
+        except Uncacheable:
+            self.disable()
+        except OSError:  # a read-only install: the kernel is compiled in each process
+            self.disable()
+
+
+def _inherited_flags():
+    """The flags a callee compiled now inherits (``numba.core.cpu`` ``finalize``)."""
+    top = ConfigStack.top_or_none()
+    if top is None:
+        return None
+    return tuple(repr(getattr(top, name)) if top.is_set(name) else None
+                 for name in ("nrt", "fastmath", "error_model", "forceinline", "boundscheck"))
+
+
+def rebuild_inline_only(target_context, data):
+    """A ``CompileResult`` from a cache entry, its code in an ``InlineOnlyLibrary``."""
+    from .inline_library import InlineOnlyLibrary
+    codegen = target_context.codegen()
+    name, kind, bitcode = data[0]
+    if kind != "bitcode":
+        raise ValueError(f"a {kind!r} entry, not bitcode")
+    before = codegen._library_class
+    codegen._library_class = InlineOnlyLibrary
+    try:
+        return compiler.CompileResult._rebuild(target_context, *data)
+    finally:
+        codegen._library_class = before
+
+
+def enable_kernel_cache(dispatcher):
+    """Give an internal dispatcher the disk cache, when it has a source file."""
+    if not adjit_config.KERNEL_CACHE:
+        return
+    py_func = dispatcher.py_func
+    if _adjit_function(py_func) is None:
+        return
+    locator = _base_locator(py_func)
+    if locator is not None:
+        dispatcher._cache = KernelCache(py_func, locator)
+
+
+def clear_kernel_cache():
+    """Delete every kernel cache file of adjit's (all versions), in the directories Numba
+    would use for adjit's source files. Returns the number of files removed."""
+    import glob
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parents[1]
+    directories = set()
+    for source in root.rglob("*.py"):
+        for cls in caching.CacheImpl._locator_classes:
+            locator = cls.from_function(clear_kernel_cache, str(source))
+            if locator is not None:
+                directories.add(locator.get_cache_path())
+                break
+    removed = 0
+    for directory in directories:
+        for path in glob.glob(os.path.join(glob.escape(directory), "adjit-kernel-*")):
+            try:
+                os.remove(path)
+                removed += 1
+            except OSError:
+                pass
+    return removed

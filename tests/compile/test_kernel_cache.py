@@ -1,0 +1,143 @@
+"""adjit's internal functions (rule kernels, scalar partials) are compiled once per
+signature on a machine: a second process loads them from Numba's disk cache
+(``compile/kernel_cache.py``), and a stale, foreign or corrupt entry is never used."""
+import json
+import math
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from adjit.compile.kernel_cache import kernel_digest
+from adjit.errors import Uncacheable
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+RUN = '''
+import json, math, warnings
+import numpy as np
+from numba.core import event
+import adjit
+
+compiled = []
+
+class Listener(event.Listener):
+    def on_start(self, ev):
+        func = ev.data["dispatcher"].py_func
+        if func.__module__.startswith("adjit.rules"):
+            compiled.append(func.__qualname__)
+    def on_end(self, ev):
+        pass
+
+def f(x):
+    return np.sum(np.sin(x) * np.exp(x))
+
+x = np.linspace(-1.0, 1.0, 7)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with event.install_listener("numba:compile", Listener()):
+        g = adjit.grad(f)(x)
+        h = adjit.hvp(f)(x, np.ones(7))
+print(json.dumps({"grad": g.tolist(), "hvp": h.tolist(), "compiled": compiled,
+                  "warnings": [str(w.message) for w in caught if "adjit" in str(w.message)]}))
+'''
+
+
+def _run(cache_dir):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir), PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", RUN], capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _expected(x):
+    grad = np.exp(x) * (np.cos(x) + np.sin(x))
+    return grad, 2.0 * np.exp(x) * np.cos(x)
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory):
+    """A cache directory a first process wrote, and that process's output."""
+    cache = tmp_path_factory.mktemp("kernels")
+    return cache, _run(cache)
+
+
+def test_a_second_process_loads_the_kernels_it_needs(warm):
+    cache, first = warm
+    x = np.linspace(-1.0, 1.0, 7)
+    for out in (first, _run(cache)):
+        grad, hess_diag = _expected(x)
+        np.testing.assert_allclose(out["grad"], grad, rtol=1e-12)
+        np.testing.assert_allclose(out["hvp"], hess_diag, rtol=1e-12)
+        assert not out["warnings"]
+    # the kernels themselves, not the overloads that hvp's capture of them types again
+    kernels = ("elementwise_update.<locals>.update", "_scalar_partial.<locals>.<lambda>")
+    second = _run(cache)
+    assert all(k in first["compiled"] for k in kernels), first["compiled"]
+    assert not any(k in second["compiled"] for k in kernels), second["compiled"]
+    assert list(pathlib.Path(cache).rglob("adjit-kernel-*"))
+
+
+def test_a_corrupt_kernel_entry_warns_and_is_compiled_again(warm, tmp_path):
+    cache, _ = warm
+    copy = tmp_path / "cache"
+    subprocess.run(["cp", "-r", str(cache), str(copy)], check=True)
+    for path in copy.rglob("adjit-kernel-*.nbc"):
+        path.write_bytes(b"not a pickle")
+    out = _run(copy)
+    grad, hess_diag = _expected(np.linspace(-1.0, 1.0, 7))
+    np.testing.assert_allclose(out["grad"], grad, rtol=1e-12)
+    np.testing.assert_allclose(out["hvp"], hess_diag, rtol=1e-12)
+    assert any("unreadable disk-cache entry" in w for w in out["warnings"])
+    assert "elementwise_update.<locals>.update" in out["compiled"]
+
+
+def test_kernels_of_different_partials_have_different_digests():
+    """Two kernels from the same source line differ by the partial in their closure: the
+    digest follows the closure, so neither is ever served the other's code."""
+    from adjit.rules.core import FuncPartial
+    from adjit.rules.elementwise import elementwise_update
+
+    def sin_partial(x):
+        return math.cos(x)
+
+    def cos_partial(x):
+        return -math.sin(x)
+
+    for partial in (sin_partial, cos_partial):
+        partial.__module__ = "adjit.rules.scalar_math"
+    a = elementwise_update(FuncPartial(sin_partial), 1).py_func
+    b = elementwise_update(FuncPartial(cos_partial), 1).py_func
+    assert a.__code__.co_code == b.__code__.co_code
+    assert kernel_digest(a) != kernel_digest(b)
+    assert kernel_digest(a) == kernel_digest(a)
+
+
+def test_a_kernel_holding_a_users_function_is_not_cached():
+    """A partial registered by the user (``adjit.extend``) can change without adjit's
+    sources changing: a kernel built on it is compiled in each process."""
+    def users_partial(x):
+        return 2.0 * x
+
+    def kernel(x):
+        return users_partial(x)
+
+    kernel.__module__ = "adjit.rules.elementwise"
+    with pytest.raises(Uncacheable):
+        kernel_digest(kernel)
+
+
+def test_clear_cache_without_a_function_removes_the_kernel_files(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
+    code = ("import adjit, numpy as np\n"
+            "adjit.grad(lambda x: np.sum(np.sin(x) * x))(np.ones(3))\n"
+            "print(adjit.clear_cache())")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert int(proc.stdout.split()[-1]) >= 2  # at least one index and one data file
+    assert not list(tmp_path.rglob("adjit-kernel-*"))

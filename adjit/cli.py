@@ -120,8 +120,10 @@ def run_bench(args):
     print(f"\n{report.format_machine(machine)}")
     print("ratio = gradient time / primal time (best of rounds); hand/jvp/hvp likewise; "
           "'1st grad' = time to first gradient, 'primal jit' = primal compile time"
-          + ("; each from a fresh process, Numba's start-up excluded; 'cached grad' = "
-             "first gradient loaded from the disk cache (cache=True) in a new process"
+          + ("; each from a fresh process, Numba's start-up excluded, with nothing on disk; "
+             "'warm grad' = the same with adjit's rule kernels on disk from an earlier "
+             "process; 'cached grad' = first gradient loaded from the disk cache "
+             "(cache=True) in a new process"
              if args.compile else "")
           + ("; --quick: a smoke test, timed by calls from Python (dispatch included), "
              "with primals and derivatives from the disk cache once a first --quick run "

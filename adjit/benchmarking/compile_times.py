@@ -4,7 +4,11 @@ Compile time depends on what a process has compiled before (Numba's registries, 
 callees, adjit's own rule kernels), so every figure is measured in a new Python process:
 
 - ``primal``: ``numba.njit(f)`` and its first call;
-- ``grad``, ``jvp``, ``hvp``: the transform and its first call (no disk cache);
+- ``grad``, ``jvp``, ``hvp``: the transform and its first call, with nothing on disk
+  (adjit's rule kernels compiled too);
+- ``warm``: ``grad`` again in a new process that finds the rule kernels the ``grad``
+  process left on disk (``compile/kernel_cache.py``): the first gradient of a new
+  function on a machine where adjit has run before;
 - ``cached``: ``grad(f, cache=True)``'s first call in a process started after another
   process wrote the disk cache (a fresh ``NUMBA_CACHE_DIR`` per workload).
 
@@ -20,7 +24,7 @@ import sys
 import tempfile
 import time
 
-KINDS = ("primal", "grad", "jvp", "hvp", "cached")
+KINDS = ("primal", "grad", "warm", "jvp", "hvp", "cached")
 
 
 def _inputs(workload):
@@ -77,13 +81,23 @@ def _in_fresh_process(name, kind, env):
 
 def compile_times(name, kinds=KINDS, progress=None):
     """``{kind + "_first_s": seconds}`` for one suite workload, each from a fresh process
-    (``cached`` after a first process wrote the cache into a temporary directory)."""
+    with its own empty ``NUMBA_CACHE_DIR``, so none finds adjit's rule kernels on disk;
+    ``warm`` is ``grad`` again, in the directory where the ``grad`` process wrote them;
+    ``cached`` follows a process that wrote the derivative itself."""
     say = progress or (lambda msg: None)
     out = {}
-    with tempfile.TemporaryDirectory(prefix="adjit-bench-cache-") as cache_dir:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    with tempfile.TemporaryDirectory(prefix="adjit-bench-cache-") as root:
+        def env_for(kind):
+            """An environment whose NUMBA_CACHE_DIR belongs to ``kind``."""
+            directory = os.path.join(root, kind)
+            os.makedirs(directory, exist_ok=True)
+            return dict(os.environ, NUMBA_CACHE_DIR=directory)
         for kind in kinds:
             say(f"    first {kind} in a fresh process")
+            if kind == "warm":
+                out["warm_first_s"] = _in_fresh_process(name, "grad", env_for("grad"))
+                continue
+            env = env_for(kind)
             if kind == "cached" and _in_fresh_process(name, "write", env) is None:
                 out["cached_first_s"] = None
                 continue

@@ -25,6 +25,7 @@ TABLE_COLUMNS = (
 COMPILE_COLUMNS = (
     ("primal jit", "primal_first_s", "time"),
     ("1st grad", "grad_first_s", "time"),
+    ("warm grad", "warm_first_s", "time"),
     ("1st jvp", "jvp_first_s", "time"),
     ("1st hvp", "hvp_first_s", "time"),
     ("cached grad", "cached_first_s", "time"),

@@ -24,7 +24,7 @@ ROW_KEYS = (
     "name", "status", "primal_s", "primal_median_s", "grad_s", "grad_median_s", "ratio",
     "ratio_median", "hand_s", "hand_ratio", "jvp_s", "jvp_ratio", "hvp_s", "hvp_ratio",
     "primal_compile_s", "grad_compile_s", "primal_first_s", "grad_first_s", "jvp_first_s",
-    "hvp_first_s", "cached_first_s", "hand_status", "jvp_status", "hvp_status",
+    "hvp_first_s", "cached_first_s", "warm_first_s", "hand_status", "jvp_status", "hvp_status",
     "ref_enzyme", "ref_mooncake", "argnums", "calls", "pool", "rounds", "origin", "error",
 )
 

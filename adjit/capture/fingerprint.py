@@ -85,6 +85,14 @@ def _user_rules_digest(h):
         _rule_digest(rule, h, 3)
 
 
+def user_rules_stamp():
+    """The hex digest of the rules registered through ``adjit.extend``: part of the key of
+    anything cached that was derived through the rule registry."""
+    h = hashlib.sha256()
+    _user_rules_digest(h)
+    return h.hexdigest()
+
+
 def _rule_digest(part, h, depth):
     """A rule object: the user functions in it by code, everything else by value."""
     py_func = python_function(part)

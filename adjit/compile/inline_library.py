@@ -161,7 +161,7 @@ def internal_jit(func=None, **options):
                      "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
     dispatcher = InternalDispatcher(func, locals={}, targetoptions=targetoptions,
                                     pipeline_class=InlineOnlyPipeline)
-    enable_kernel_cache(dispatcher)
+    enable_kernel_cache(dispatcher, InlineOnlyLibrary)
     return dispatcher
 
 

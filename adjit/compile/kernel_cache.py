@@ -100,20 +100,25 @@ def kernel_digest(func):
 class KernelCache(caching.Cache):
     """A Numba dispatcher cache for one internal function (see the module)."""
 
-    def __init__(self, py_func, locator):
-        self._name = f"{py_func.__module__}.{py_func.__qualname__}"
+    def __init__(self, py_func, locator, library_class, digest=None, label=""):
+        """The cache of kernel ``py_func``, or (``label``) of a program derived from it,
+        whose ``digest()`` then also covers what it was derived for. Entries are rebuilt
+        as ``library_class`` (``InlineOnlyLibrary``)."""
+        self._library_class = library_class
+        self._name = f"{py_func.__module__}.{py_func.__qualname__}{label}"
         self._py_func = py_func
+        self._digest_of = digest or (lambda: kernel_digest(py_func))
         self._locator = locator
         self._cache_path = locator.get_cache_path()
         qualname = py_func.__qualname__.replace("<", "").replace(">", "")
-        self._prefix = f"adjit-kernel-{py_func.__module__}.{qualname}"
+        self._prefix = f"adjit-kernel-{py_func.__module__}.{qualname}{label}"
         self._digest = None
         self.enable()
 
     def _file(self, key):
         """The index/data pair of one signature of this kernel's current digest."""
         if self._digest is None:
-            self._digest = kernel_digest(self._py_func)  # raises Uncacheable
+            self._digest = self._digest_of()  # raises Uncacheable
         digest = hashlib.sha256(repr((key, self._digest)).encode()).hexdigest()[:24]
         base = f"{self._prefix}-{digest}.{sys.implementation.cache_tag}"
         return _SingleEntryFile(self._cache_path, base, self._digest)
@@ -135,7 +140,7 @@ class KernelCache(caching.Cache):
             data = self._file(key).load(key)
             if data is None:
                 return None
-            return rebuild_inline_only(target_context, data)
+            return rebuild_inline_only(target_context, data, self._library_class)
         except Uncacheable:
             self.disable()
             return None
@@ -167,23 +172,24 @@ def _inherited_flags():
                  for name in ("nrt", "fastmath", "error_model", "forceinline", "boundscheck"))
 
 
-def rebuild_inline_only(target_context, data):
-    """A ``CompileResult`` from a cache entry, its code in an ``InlineOnlyLibrary``."""
-    from .inline_library import InlineOnlyLibrary
+def rebuild_inline_only(target_context, data, library_class):
+    """A ``CompileResult`` from a cache entry, its code in a ``library_class``
+    (``InlineOnlyLibrary``: LLVM IR for callers to inline, no machine code)."""
     codegen = target_context.codegen()
     name, kind, bitcode = data[0]
     if kind != "bitcode":
         raise ValueError(f"a {kind!r} entry, not bitcode")
     before = codegen._library_class
-    codegen._library_class = InlineOnlyLibrary
+    codegen._library_class = library_class
     try:
         return compiler.CompileResult._rebuild(target_context, *data)
     finally:
         codegen._library_class = before
 
 
-def enable_kernel_cache(dispatcher):
-    """Give an internal dispatcher the disk cache, when it has a source file."""
+def enable_kernel_cache(dispatcher, library_class):
+    """Give an internal dispatcher the disk cache, when it has a source file; its entries
+    are rebuilt as ``library_class``."""
     if not adjit_config.KERNEL_CACHE:
         return
     py_func = dispatcher.py_func
@@ -191,7 +197,24 @@ def enable_kernel_cache(dispatcher):
         return
     locator = _base_locator(py_func)
     if locator is not None:
-        dispatcher._cache = KernelCache(py_func, locator)
+        dispatcher._cache = KernelCache(py_func, locator, library_class)
+
+
+def enable_derived_cache(dispatcher, kernel, label, derived_for):
+    """Give the dispatcher of a program derived from a cached kernel (its JVP) the disk
+    cache, keyed by the kernel's digest, ``label`` and ``derived_for()`` (argument
+    types, active arguments, the user's rules): loading it skips capturing the kernel and
+    deriving the program."""
+    cache = getattr(kernel, "_cache", None)
+    if not isinstance(cache, KernelCache):
+        return
+    py_func = kernel.py_func
+
+    def digest():
+        text = f"{kernel_digest(py_func)}/{label}/{derived_for()!r}"
+        return hashlib.sha256(text.encode()).hexdigest()
+    dispatcher._cache = KernelCache(py_func, cache._locator, cache._library_class, digest,
+                                    f"-{label}")
 
 
 def clear_kernel_cache():

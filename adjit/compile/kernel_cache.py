@@ -22,6 +22,7 @@ kernel's source file) with what internal functions need:
 
 ``ADJIT_KERNEL_CACHE=0`` turns it off.
 """
+import functools
 import hashlib
 import os
 import sys
@@ -33,7 +34,7 @@ from numba.core.targetconfig import ConfigStack
 
 from .. import config as adjit_config
 from ..errors import CacheWarning, Uncacheable
-from .disk_cache import _base_locator, _SingleEntryFile
+from .disk_cache import _SingleEntryFile
 from .stamps import environment_stamp
 
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
@@ -100,7 +101,7 @@ def kernel_digest(func):
 class KernelCache(caching.Cache):
     """A Numba dispatcher cache for one internal function (see the module)."""
 
-    def __init__(self, py_func, locator, library_class, digest=None, label=""):
+    def __init__(self, py_func, source, library_class, digest=None, label=""):
         """The cache of kernel ``py_func``, or (``label``) of a program derived from it,
         whose ``digest()`` then also covers what it was derived for. Entries are rebuilt
         as ``library_class`` (``InlineOnlyLibrary``)."""
@@ -108,12 +109,18 @@ class KernelCache(caching.Cache):
         self._name = f"{py_func.__module__}.{py_func.__qualname__}{label}"
         self._py_func = py_func
         self._digest_of = digest or (lambda: kernel_digest(py_func))
-        self._locator = locator
-        self._cache_path = locator.get_cache_path()
+        self._source = source
         qualname = py_func.__qualname__.replace("<", "").replace(">", "")
         self._prefix = f"adjit-kernel-{py_func.__module__}.{qualname}{label}"
         self._digest = None
         self.enable()
+
+    @property
+    def _cache_path(self):
+        locator = _writable_locator(self._source)
+        if locator is None:
+            raise Uncacheable(f"no writable cache directory for {self._source}")
+        return locator.get_cache_path()
 
     def _file(self, key):
         """The index/data pair of one signature of this kernel's current digest."""
@@ -154,7 +161,6 @@ class KernelCache(caching.Cache):
         if not self._enabled or cres.library.has_dynamic_globals:
             return
         try:
-            self._locator.ensure_cache_path()
             key = self._index_key(sig, cres.codegen)
             self._file(key).save(key, cres._reduce())
         except Uncacheable:
@@ -195,9 +201,25 @@ def enable_kernel_cache(dispatcher, library_class):
     py_func = dispatcher.py_func
     if _adjit_function(py_func) is None:
         return
-    locator = _base_locator(py_func)
-    if locator is not None:
-        dispatcher._cache = KernelCache(py_func, locator, library_class)
+    source = getattr(py_func.__code__, "co_filename", None)
+    if source and os.path.isfile(source):
+        dispatcher._cache = KernelCache(py_func, source, library_class)
+
+
+@functools.lru_cache(maxsize=None)
+def _writable_locator(source):
+    """The first of Numba's cache locators for ``source`` whose directory can be written
+    (beside the source, else Numba's user-wide directory), or None."""
+    for cls in caching.CacheImpl._locator_classes:
+        locator = cls.from_function(enable_kernel_cache, source)
+        if locator is None:
+            continue
+        try:
+            locator.ensure_cache_path()
+        except OSError:
+            continue
+        return locator
+    return None
 
 
 def enable_derived_cache(dispatcher, kernel, label, derived_for):
@@ -213,7 +235,7 @@ def enable_derived_cache(dispatcher, kernel, label, derived_for):
     def digest():
         text = f"{kernel_digest(py_func)}/{label}/{derived_for()!r}"
         return hashlib.sha256(text.encode()).hexdigest()
-    dispatcher._cache = KernelCache(py_func, cache._locator, cache._library_class, digest,
+    dispatcher._cache = KernelCache(py_func, cache._source, cache._library_class, digest,
                                     f"-{label}")
 
 
@@ -225,11 +247,9 @@ def clear_kernel_cache():
     root = pathlib.Path(__file__).resolve().parents[1]
     directories = set()
     for source in root.rglob("*.py"):
-        for cls in caching.CacheImpl._locator_classes:
-            locator = cls.from_function(clear_kernel_cache, str(source))
-            if locator is not None:
-                directories.add(locator.get_cache_path())
-                break
+        locator = _writable_locator(str(source))
+        if locator is not None:
+            directories.add(locator.get_cache_path())
     removed = 0
     for directory in directories:
         for path in glob.glob(os.path.join(glob.escape(directory), "adjit-kernel-*")):

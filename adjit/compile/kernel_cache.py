@@ -41,11 +41,38 @@ _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 
 
 def _adjit_function(value):
-    """The Python function of an adjit-defined function or dispatcher, else None."""
+    """The Python function of an adjit-defined function or dispatcher, else None. A
+    generated function's stub is not one: its code is the same for every generated
+    function, and what it computes is built at run time (``make_stub``)."""
     func = getattr(value, "py_func", value)
-    if isinstance(func, pytypes.FunctionType) and (func.__module__ or "").split(".")[0] == "adjit":
+    if (isinstance(func, pytypes.FunctionType)
+            and (func.__module__ or "").split(".")[0] == "adjit"
+            and not hasattr(func, "_adjit_builder")):
         return func
     return None
+
+
+def _static(typ):
+    """Whether a Numba type is known by its printed form alone: numbers, arrays, tuples,
+    plain literals. A function or class type prints only a name, so a kernel called
+    with one is not cached (two functions of one name would share an entry)."""
+    if isinstance(typ, (types.Number, types.Boolean, types.NoneType, types.SliceType,
+                        types.NumberClass, types.DType)):
+        return True
+    if isinstance(typ, types.Array):
+        return _static(typ.dtype)
+    if isinstance(typ, types.BaseTuple):
+        return all(_static(t) for t in typ.types)
+    if isinstance(typ, types.Omitted):
+        return isinstance(typ.value, _PLAIN)
+    if isinstance(typ, types.Literal):
+        return isinstance(typ.literal_value, _PLAIN)
+    return False
+
+
+def static_signature(argtypes):
+    """Whether every argument type is ``_static``."""
+    return all(_static(t) for t in getattr(argtypes, "args", argtypes))
 
 
 def _digest_code(code, h):
@@ -107,6 +134,7 @@ class KernelCache(caching.Cache):
         as ``library_class`` (``InlineOnlyLibrary``)."""
         self._library_class = library_class
         self._name = f"{py_func.__module__}.{py_func.__qualname__}{label}"
+        self._label = label
         self._py_func = py_func
         self._digest_of = digest or (lambda: kernel_digest(py_func))
         self._source = source
@@ -140,7 +168,7 @@ class KernelCache(caching.Cache):
                 config.DEBUGINFO_DEFAULT, _inherited_flags(), adjit_env)
 
     def _load_overload(self, sig, target_context):
-        if not self._enabled:
+        if not self._enabled or not static_signature(sig):
             return None
         key = self._index_key(sig, target_context.codegen())
         try:
@@ -158,7 +186,8 @@ class KernelCache(caching.Cache):
             return None
 
     def _save_overload(self, sig, cres):
-        if not self._enabled or cres.library.has_dynamic_globals:
+        if (not self._enabled or cres.library.has_dynamic_globals
+                or not static_signature(sig)):
             return
         try:
             key = self._index_key(sig, cres.codegen)
@@ -223,20 +252,20 @@ def _writable_locator(source):
 
 
 def enable_derived_cache(dispatcher, kernel, label, derived_for):
-    """Give the dispatcher of a program derived from a cached kernel (its JVP) the disk
-    cache, keyed by the kernel's digest, ``label`` and ``derived_for()`` (argument
-    types, active arguments, the user's rules): loading it skips capturing the kernel and
-    deriving the program."""
+    """Give the dispatcher of a program derived from a cached kernel (its JVP, or the JVP
+    of that) the disk cache, keyed by the kernel's own digest, the chain of ``label``s
+    and each ``derived_for()`` (argument types, active arguments, the user's rules):
+    loading it skips capturing the kernel and deriving the program."""
     cache = getattr(kernel, "_cache", None)
     if not isinstance(cache, KernelCache):
         return
-    py_func = kernel.py_func
+    base = cache._digest_of  # the kernel's, through every derivation before this one
 
     def digest():
-        text = f"{kernel_digest(py_func)}/{label}/{derived_for()!r}"
+        text = f"{base()}/{label}/{derived_for()!r}"
         return hashlib.sha256(text.encode()).hexdigest()
-    dispatcher._cache = KernelCache(py_func, cache._source, cache._library_class, digest,
-                                    f"-{label}")
+    dispatcher._cache = KernelCache(cache._py_func, cache._source, cache._library_class,
+                                    digest, f"{cache._label}-{label}")
 
 
 def clear_kernel_cache():

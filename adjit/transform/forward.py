@@ -26,7 +26,7 @@ from ..compile.dispatcher import generated_dispatcher
 from ..errors import UnsupportedError
 from ..ir.builder import Emitter, clone_stmt
 from .analysis import activity
-from ..compile.kernel_cache import enable_derived_cache
+from ..compile.kernel_cache import enable_derived_cache, static_signature
 from .partials import (forward_product_form, long_straight_line, plain_constant_products,
                        product_form)
 from .tangents import differentiable_items, has_tangent, tangent_suffix
@@ -230,8 +230,9 @@ class JVPProgram:
             f"{self.py_func.__name__}_jvp", names, self._build, internal=True, primal=func,
             optimise_alone=True)
         # the JVP of one of adjit's rule kernels is as static as the kernel: on disk too
-        enable_derived_cache(self.dispatcher, func, "jvp",
-                             lambda: (self.argtypes, self.active_args, user_rules_stamp()))
+        if static_signature(self.argtypes):
+            enable_derived_cache(self.dispatcher, func, "jvp", lambda: (
+                self.argtypes, self.active_args, user_rules_stamp()))
         self._typed = None
 
     @property

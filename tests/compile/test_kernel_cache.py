@@ -143,3 +143,55 @@ def test_clear_cache_without_a_function_removes_the_kernel_files(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert int(proc.stdout.split()[-1]) >= 2  # at least one index and one data file
     assert not list(tmp_path.rglob("adjit-kernel-*"))
+
+
+THIRD = '''
+import json, math
+import numba, numpy as np
+import adjit
+
+def f_sin(x):
+    return math.sin(x)
+
+def f_exp(x):
+    return math.exp(x)
+
+def f_cos(x):
+    return math.cos(x)
+
+out = {}
+for name, f in (("sin", f_sin), ("exp", f_exp), ("cos", f_cos)):
+    h = adjit.hvp(f)
+    second = numba.njit(lambda x: h(x, 1.0))
+    out[name] = adjit.jvp(second)(0.3, 1.0)[1]
+print(json.dumps(out))
+'''
+
+
+def test_derived_programs_of_different_kernels_never_share_an_entry(tmp_path):
+    """Third derivatives go through the JVP of the JVP of each scalar partial. Those
+    programs' stubs all have the same code: the key follows the kernel they were
+    derived from (a key from the stub gave sin's partial the program of cos's, in the
+    same process and in the next)."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
+    want = {"sin": -math.cos(0.3), "exp": math.exp(0.3), "cos": math.sin(0.3)}
+    for _ in range(2):  # writing the cache, then reading it
+        proc = subprocess.run([sys.executable, "-c", THIRD], capture_output=True,
+                              text=True, env=env, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        got = json.loads(proc.stdout.strip().splitlines()[-1])
+        for name, value in want.items():
+            assert got[name] == pytest.approx(value, rel=1e-12), (name, got)
+
+
+def test_only_signatures_known_by_their_printed_form_are_cached():
+    """A function-typed argument prints as its name: two functions of one name would
+    share an entry, so a kernel called with one is compiled, not cached."""
+    import numba
+    from numba.core import types
+
+    from adjit.compile.kernel_cache import static_signature
+    matrix = types.Array(types.float64, 2, "C")
+    assert static_signature((types.float64, matrix, types.UniTuple(types.intp, 2),
+                             types.Omitted(None), types.boolean))
+    assert not static_signature((matrix, types.Dispatcher(numba.njit(lambda v: v))))

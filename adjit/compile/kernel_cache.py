@@ -13,7 +13,7 @@ kernel's source file) with what internal functions need:
   (``InlineOnlyLibrary``), so an entry holds the LLVM bitcode, callees linked in, and is
   rebuilt as an inline-only library with no machine code.
 - **When stale**: the key is the signature, the CPU, Numba's optimisation level and
-  inherited flags, adjit's environment variables, and a digest of the kernel: adjit's sources and versions (``stamps.environment_stamp``), the
+  inherited flags, adjit's and Numba's environment variables, and a digest of the kernel: adjit's sources and versions (``stamps.environment_stamp``), the
   kernel's code and, recursively, the code and values in its closure (a kernel built for
   ``sin`` holds ``sin``'s partial). A closure holding anything else (a user's function,
   registered through ``adjit.extend``) is not cached.
@@ -161,9 +161,10 @@ class KernelCache(caching.Cache):
     def _index_key(self, sig, codegen):
         """The signature, the CPU, and what else decides the code: Numba's optimisation
         level, the flags a callee inherits from the function being compiled, and
-        adjit's own environment variables."""
+        adjit's and Numba's environment variables (SVML, fast-math, debug options)."""
         adjit_env = tuple(sorted((k, v) for k, v in os.environ.items()
-                                 if k.startswith("ADJIT_")))
+                                 if k.startswith(("ADJIT_", "NUMBA_"))
+                                 and k != "NUMBA_CACHE_DIR"))
         return (str(sig), codegen.magic_tuple(), config.OPT, config.BOUNDSCHECK,
                 config.DEBUGINFO_DEFAULT, _inherited_flags(), adjit_env)
 

@@ -94,17 +94,26 @@ def _digest_value(value, h, depth):
         h.update(f"{type(value).__name__}[{len(value)}]".encode())
         for item in value:
             _digest_value(item, h, depth)
-    elif isinstance(value, types.Type):
+    elif isinstance(value, types.Type) and _static(value):
         h.update(f"numba-type:{value!r}".encode())
     elif func is not None and depth:
         h.update(f"function:{func.__module__}.{func.__qualname__}".encode())
         options = getattr(value, "targetoptions", None) or {}
         h.update(repr(sorted((k, repr(v)) for k, v in options.items())).encode())
         _digest_function(func, h, depth - 1)
-    elif isinstance(value, (pytypes.BuiltinFunctionType, type)) or type(value).__name__ == "ufunc":
+    elif _library_named(value):
         h.update(f"named:{getattr(value, '__module__', '')}.{value.__name__}".encode())
     else:
         raise Uncacheable(f"its closure holds {type(value).__name__} {value!r:.60}")
+
+
+def _library_named(value):
+    """A builtin function, a NumPy ufunc, or a class of NumPy's, Numba's, Python's or
+    adjit's: known by its name."""
+    if isinstance(value, pytypes.BuiltinFunctionType) or type(value).__name__ == "ufunc":
+        return True
+    root = (getattr(value, "__module__", "") or "").split(".")[0]
+    return isinstance(value, type) and root in ("numpy", "numba", "builtins", "adjit")
 
 
 def _digest_function(func, h, depth=8):

@@ -132,6 +132,16 @@ def test_a_kernel_holding_a_users_function_is_not_cached():
     with pytest.raises(Uncacheable):
         kernel_digest(kernel)
 
+    class UsersClass:  # known only by its name, which another process may reuse
+        pass
+
+    def holds_a_class(x):
+        return UsersClass, x
+
+    holds_a_class.__module__ = "adjit.rules.elementwise"
+    with pytest.raises(Uncacheable):
+        kernel_digest(holds_a_class)
+
 
 def test_clear_cache_without_a_function_removes_the_kernel_files(tmp_path):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))

@@ -55,7 +55,41 @@ def file_prefix(py_func):
     return f"adjit-{module}.{qualname}"
 
 
-class DerivativeCache(caching.Cache):
+class GuardedCache(caching.Cache):
+    """Loading for adjit's disk caches: an entry that cannot be read (corrupt, truncated,
+    foreign) is reported with a ``CacheWarning`` and compiled again, and ``Uncacheable``
+    (from the key) means no entry. Subclasses may refuse a signature (``_loadable``),
+    rebuild entries their own way (``_rebuild``) and react to ``Uncacheable``."""
+
+    def _loadable(self, sig):
+        return True
+
+    def _rebuild(self, target_context, data):
+        return compiler.CompileResult._rebuild(target_context, *data)
+
+    def _uncacheable(self):
+        """Called when the key cannot be computed (``Uncacheable``)."""
+
+    def _load_overload(self, sig, target_context):
+        if not self._enabled or not self._loadable(sig):
+            return None
+        key = self._index_key(sig, target_context.codegen())
+        try:
+            data = self._file(key).load(key)
+            if data is None:
+                return None
+            return self._rebuild(target_context, data)
+        except Uncacheable:
+            self._uncacheable()
+            return None
+        except Exception as exc:  # a corrupt, truncated or foreign file: recompile
+            warnings.warn(f"adjit: ignoring the unreadable disk-cache entry of {self._name} "
+                          f"in {self._cache_path} ({type(exc).__name__}: {exc}); "
+                          "recompiling", CacheWarning, stacklevel=2)
+            return None
+
+
+class DerivativeCache(GuardedCache):
     """A Numba dispatcher cache for one derivative (see the module docstring).
 
     The fingerprint is computed whenever the cache is consulted (about a millisecond,
@@ -77,23 +111,6 @@ class DerivativeCache(caching.Cache):
         digest = hashlib.sha256(repr(key).encode()).hexdigest()[:12]
         base = f"{self._prefix}-{stamp[:16]}-{digest}.{sys.implementation.cache_tag}"
         return _SingleEntryFile(self._cache_path, base, stamp)
-
-    def _load_overload(self, sig, target_context):
-        if not self._enabled:
-            return None
-        key = self._index_key(sig, target_context.codegen())
-        try:
-            data = self._file(key).load(key)
-            if data is None:
-                return None
-            return compiler.CompileResult._rebuild(target_context, *data)
-        except Uncacheable:
-            return None
-        except Exception as exc:  # a corrupt, truncated or foreign file: recompile
-            warnings.warn(f"adjit: ignoring the unreadable disk-cache entry of {self._name} "
-                          f"in {self._cache_path} ({type(exc).__name__}: {exc}); "
-                          "recompiling", CacheWarning, stacklevel=2)
-            return None
 
     def _save_overload(self, sig, cres):
         if not self._enabled:
@@ -143,9 +160,13 @@ def clear_cache(py_func):
     base = _base_locator(py_func)
     if base is None:
         return 0
+    return remove_files(base.get_cache_path(), file_prefix(py_func) + "-")
+
+
+def remove_files(directory, prefix):
+    """Delete the files of ``directory`` whose names start with ``prefix``; how many."""
     removed = 0
-    pattern = os.path.join(glob.escape(base.get_cache_path()), glob.escape(file_prefix(py_func)))
-    for path in glob.glob(pattern + "-*"):
+    for path in glob.glob(os.path.join(glob.escape(directory), glob.escape(prefix) + "*")):
         try:
             os.remove(path)
             removed += 1

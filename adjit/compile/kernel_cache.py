@@ -27,14 +27,13 @@ import hashlib
 import os
 import sys
 import types as pytypes
-import warnings
 
 from numba.core import caching, compiler, config, types
 from numba.core.targetconfig import ConfigStack
 
 from .. import config as adjit_config
-from ..errors import CacheWarning, Uncacheable
-from .disk_cache import _SingleEntryFile
+from ..errors import Uncacheable
+from .disk_cache import GuardedCache, _SingleEntryFile, remove_files
 from .stamps import environment_stamp
 
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
@@ -134,7 +133,7 @@ def kernel_digest(func):
     return h.hexdigest()
 
 
-class KernelCache(caching.Cache):
+class KernelCache(GuardedCache):
     """A Numba dispatcher cache for one internal function (see the module)."""
 
     def __init__(self, py_func, source, library_class, digest=None, label=""):
@@ -177,23 +176,14 @@ class KernelCache(caching.Cache):
         return (str(sig), codegen.magic_tuple(), config.OPT, config.BOUNDSCHECK,
                 config.DEBUGINFO_DEFAULT, _inherited_flags(), adjit_env)
 
-    def _load_overload(self, sig, target_context):
-        if not self._enabled or not static_signature(sig):
-            return None
-        key = self._index_key(sig, target_context.codegen())
-        try:
-            data = self._file(key).load(key)
-            if data is None:
-                return None
-            return rebuild_inline_only(target_context, data, self._library_class)
-        except Uncacheable:
-            self.disable()
-            return None
-        except Exception as exc:  # a corrupt, truncated or foreign file: recompile
-            warnings.warn(f"adjit: ignoring the unreadable disk-cache entry of {self._name} "
-                          f"in {self._cache_path} ({type(exc).__name__}: {exc}); "
-                          "recompiling", CacheWarning, stacklevel=2)
-            return None
+    def _loadable(self, sig):
+        return static_signature(sig)
+
+    def _rebuild(self, target_context, data):
+        return rebuild_inline_only(target_context, data, self._library_class)
+
+    def _uncacheable(self):
+        self.disable()
 
     def _save_overload(self, sig, cres):
         if (not self._enabled or cres.library.has_dynamic_globals
@@ -281,7 +271,6 @@ def enable_derived_cache(dispatcher, kernel, label, derived_for):
 def clear_kernel_cache():
     """Delete every kernel cache file of adjit's (all versions), in the directories Numba
     would use for adjit's source files. Returns the number of files removed."""
-    import glob
     import pathlib
     root = pathlib.Path(__file__).resolve().parents[1]
     directories = set()
@@ -289,12 +278,4 @@ def clear_kernel_cache():
         locator = _writable_locator(str(source))
         if locator is not None:
             directories.add(locator.get_cache_path())
-    removed = 0
-    for directory in directories:
-        for path in glob.glob(os.path.join(glob.escape(directory), "adjit-kernel-*")):
-            try:
-                os.remove(path)
-                removed += 1
-            except OSError:
-                pass
-    return removed
+    return sum(remove_files(directory, "adjit-kernel-") for directory in directories)

@@ -4,23 +4,27 @@ An elementwise adjoint kernel (``rules/elementwise.elementwise_update``), a scal
 or a reduction helper depends only on adjit's sources and its argument types, so it is
 compiled once per signature on a machine, not once per process: the first ``grad`` of an
 array function in a new process loads its kernels instead of compiling them (about half of
-``broadcast_sin_cos_exp``'s first gradient).
+``broadcast_sin_cos_exp``'s first gradient). The JVP programs ``hvp`` derives from them
+are kept the same way (``enable_derived_cache``).
 
-It is Numba's cache (``numba.core.caching``, the directory Numba would use for the
-kernel's source file) with what internal functions need:
+It is Numba's cache (``numba.core.caching``, in the first writable directory Numba would
+use for the kernel's source file) with what internal functions need:
 
 - **What is stored**: their code only ever runs inlined into a caller
   (``InlineOnlyLibrary``), so an entry holds the LLVM bitcode, callees linked in, and is
   rebuilt as an inline-only library with no machine code.
-- **When stale**: the key is the signature, the CPU, Numba's optimisation level and
-  inherited flags, adjit's and Numba's environment variables, and a digest of the kernel: adjit's sources and versions (``stamps.environment_stamp``), the
-  kernel's code and, recursively, the code and values in its closure (a kernel built for
-  ``sin`` holds ``sin``'s partial). A closure holding anything else (a user's function,
-  registered through ``adjit.extend``) is not cached.
+- **When stale**: the key is the signature (only types known by their printed form), the
+  CPU, Numba's optimisation level and inherited flags, adjit's and Numba's environment
+  variables, and a digest: adjit's sources and versions (``stamps.environment_stamp``),
+  the kernel's code and, recursively, the code and values in its closure (a kernel
+  built for ``sin`` holds ``sin``'s partial). A closure holding anything else (a user's
+  function, registered through ``adjit.extend``) is not cached. A derived program's
+  digest chains its kernel's with each derivation (never a generated stub's: all stubs
+  have the same code).
 - **Robust**: one entry per index file, written atomically; an unreadable entry is
-  ignored with a ``CacheWarning`` and the kernel compiled again.
+  ignored with a ``CacheWarning`` and the kernel compiled again (``GuardedCache``).
 
-``ADJIT_KERNEL_CACHE=0`` turns it off.
+``ADJIT_KERNEL_CACHE=0`` turns it off; ``adjit.clear_cache()`` deletes the files.
 """
 import functools
 import hashlib

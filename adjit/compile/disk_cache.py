@@ -40,12 +40,23 @@ def _base_locator(py_func):
 
 class _SingleEntryFile(caching.IndexDataCacheFile):
     """An index holding one signature: saving never reads the old (maybe corrupt)
-    index, and the data file is written before the index that names it."""
+    index, the data file is written before the index that names it, and the data file
+    carries its key and stamp too, so a data file that is not this entry's (copied or
+    renamed over it) is never loaded."""
 
     def save(self, key, data):
         name = self._data_name(1)
-        self._save_data(name, data)
+        self._save_data(name, (key, self._source_stamp, data))
         self._save_index({key: name})
+
+    def load(self, key):
+        entry = super().load(key)
+        if entry is None:
+            return None
+        stored_key, stamp, data = entry
+        if stored_key != key or stamp != self._source_stamp:
+            raise ValueError("the data file belongs to another entry")
+        return data
 
 
 def file_prefix(py_func):

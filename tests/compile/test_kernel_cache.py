@@ -205,3 +205,21 @@ def test_only_signatures_known_by_their_printed_form_are_cached():
     assert static_signature((types.float64, matrix, types.UniTuple(types.intp, 2),
                              types.Omitted(None), types.boolean))
     assert not static_signature((matrix, types.Dispatcher(numba.njit(lambda v: v))))
+
+
+def test_a_data_file_swapped_with_another_entrys_is_not_loaded(warm, tmp_path):
+    """Each data file carries its entry's key: one renamed or copied over another's
+    (both valid pickles) is refused with a warning, never loaded as that entry."""
+    cache, _ = warm
+    copy = tmp_path / "cache"
+    subprocess.run(["cp", "-r", str(cache), str(copy)], check=True)
+    files = sorted(copy.rglob("adjit-kernel-*.nbc"))
+    assert len(files) >= 2
+    first, second = files[0].read_bytes(), files[1].read_bytes()
+    files[0].write_bytes(second)
+    files[1].write_bytes(first)
+    out = _run(copy)
+    grad, hess_diag = _expected(np.linspace(-1.0, 1.0, 7))
+    np.testing.assert_allclose(out["grad"], grad, rtol=1e-12)
+    np.testing.assert_allclose(out["hvp"], hess_diag, rtol=1e-12)
+    assert any("another entry" in w for w in out["warnings"]), out["warnings"]

@@ -28,6 +28,12 @@ def _typed(fn, block, at, value, typ, loc, hint):
     return var
 
 
+def _position(block, stmt):
+    """Where ``stmt`` is in ``block``, by identity: Numba compares statements by their
+    fields, and a constant index array (``E[:, IDX]``) makes that comparison raise."""
+    return next(k for k, other in enumerate(block.body) if other is stmt)
+
+
 def _call(fn, block, stmt, func, args):
     """Insert ``fresh = func(*args)`` before ``stmt``; return (var, expr, signature)."""
     tyctx = cpu_target.typing_context
@@ -35,7 +41,7 @@ def _call(fn, block, stmt, func, args):
     sig = tyctx.resolve_function_type(fnty, tuple(fn.typeof(a.name) for a in args), {})
     if sig is None:
         return None
-    at = block.body.index(stmt)
+    at = _position(block, stmt)
     fvar = _typed(fn, block, at, ir.Global(func.__name__, func, stmt.loc), fnty, stmt.loc,
                   f"${func.__name__}")
     expr = ir.Expr.call(fvar, list(args), (), stmt.loc)
@@ -59,8 +65,15 @@ def _index_var(value):
 def _column_selection(fn, value):
     """``(index var, index type)`` of ``x[:, index]`` on a matrix (the index a 1-D array),
     else None: its index is a tuple built of a slice with no bounds and the array."""
-    index_var = _index_var(value)
-    if index_var is None or value.op != "getitem":
+    if not isinstance(value, ir.Expr):
+        return None
+    if value.op == "getitem":
+        index_var = value.index
+    elif value.op == "static_getitem" and isinstance(value.index, tuple):
+        index_var = value.index_var  # ``E[:, IDX]``, IDX a module-level array
+    else:
+        return None
+    if index_var is None:
         return None
     typ = fn.typeof(index_var.name)
     if not (isinstance(typ, types.BaseTuple) and len(typ) == 2
@@ -89,16 +102,16 @@ class GatherReadsToTake:
         for block in fn.func_ir.blocks.values():
             for stmt in list(block.body):
                 value = stmt.value if isinstance(stmt, ir.Assign) else None
-                index_var = _index_var(value)
+                columns = _column_selection(fn, value)
+                index_var = _index_var(value) if columns is None else columns[0]
                 if index_var is None:
                     continue
                 arr, index = fn.typeof(value.value.name), fn.typeof(index_var.name)
                 if not (isinstance(arr, types.Array) and isinstance(arr.dtype, types.Float)):
                     continue
-                columns = _column_selection(fn, value) if arr.ndim == 2 else None
-                if columns is not None:
-                    (index_var, index), gather = columns, take_columns
-                elif not isinstance(index, types.Array):
+                if columns is not None and arr.ndim == 2:
+                    gather = take_columns
+                elif columns is not None or not isinstance(index, types.Array):
                     continue
                 else:
                     gather = take_rows if arr.ndim == 2 and index.ndim == 1 else np.take
@@ -110,7 +123,7 @@ class GatherReadsToTake:
                     found = _call(fn, block, stmt, np.flatnonzero, [index_var])
                     if found is None:
                         continue
-                    at = block.body.index(stmt)
+                    at = _position(block, stmt)
                     positions = _typed(fn, block, at, found[0], found[1].return_type,
                                        stmt.loc, "$positions")
                     self.rewrite(fn, block, stmt, positions, gather)

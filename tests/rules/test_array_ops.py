@@ -79,12 +79,16 @@ def gather_rows(a):
     masked = a[a[:, 0] > 0.0]
     return np.sum(picked * picked) + np.sum(np.sin(masked))
 
+COLUMNS = np.array([1, -1, 1])  # a module-level index: a constant to Numba
+
+
 def gather_columns(a):
-    # columns of a matrix by integer array (repeated, negative) and by a 1-D mask ->
-    # take_columns (a feature selection)
+    # columns of a matrix by integer array (repeated, negative; a module-level constant
+    # too) and by a 1-D mask -> take_columns (a feature selection)
     picked = a[:, np.array([2, 0, 2, -1])]
     masked = a[:, a[0] > -0.5]
-    return np.sum(picked * picked * a[:, :1]) + np.sum(np.sin(masked) * masked)
+    return (np.sum(picked * picked * a[:, :1]) + np.sum(np.sin(masked) * masked)
+            + np.sum(a[:, COLUMNS] * a))
 
 
 def grids(length, origin):

@@ -196,9 +196,7 @@ class KernelCache(GuardedCache):
         try:
             key = self._index_key(sig, cres.codegen)
             self._file(key).save(key, cres._reduce())
-        except Uncacheable:
-            self.disable()
-        except OSError:  # a read-only install: the kernel is compiled in each process
+        except (Uncacheable, OSError):  # OSError: a directory that cannot be written
             self.disable()
 
 
@@ -215,7 +213,7 @@ def rebuild_inline_only(target_context, data, library_class):
     """A ``CompileResult`` from a cache entry, its code in a ``library_class``
     (``InlineOnlyLibrary``: LLVM IR for callers to inline, no machine code)."""
     codegen = target_context.codegen()
-    name, kind, bitcode = data[0]
+    kind = data[0][1]
     if kind != "bitcode":
         raise ValueError(f"a {kind!r} entry, not bitcode")
     before = codegen._library_class
@@ -236,7 +234,13 @@ def enable_kernel_cache(dispatcher, library_class):
         return
     source = getattr(py_func.__code__, "co_filename", None)
     if source and os.path.isfile(source):
-        dispatcher._cache = KernelCache(py_func, source, library_class)
+        # the options it is compiled with too: internal_jit(f, ...) beside internal_jit(f)
+        options = repr(sorted((k, repr(v)) for k, v in dispatcher.targetoptions.items()))
+
+        def digest():
+            text = f"{kernel_digest(py_func)}/{options}"
+            return hashlib.sha256(text.encode()).hexdigest()
+        dispatcher._cache = KernelCache(py_func, source, library_class, digest)
 
 
 @functools.lru_cache(maxsize=None)

@@ -22,6 +22,7 @@ from ..runtime import truncate_current
 from .caches import track_dispatcher
 from .capture_typing import TypedFromCapture
 from .inline_library import UseInlineOnlyLibrary
+from .llvm_options import AdjitCodegenOptions
 from .typing_memo import MemoisedScalarTyping
 from .shared_overloads import SharedOverloadCompiles
 from .unwinding import UnwindingNativeLowering
@@ -114,7 +115,8 @@ class BuildGeneratedIR(FunctionPass):
         return True
 
 
-class GeneratedPipeline(SharedOverloadCompiles, MemoisedScalarTyping, CompilerBase):
+class GeneratedPipeline(SharedOverloadCompiles, MemoisedScalarTyping, AdjitCodegenOptions,
+                        CompilerBase):
     """BuildGeneratedIR, then Numba's standard typed and lowering passes (less the
     after-inference rewrites, which are optimisations)."""
 

@@ -22,6 +22,7 @@ from ..runtime import truncate_current
 from .caches import track_dispatcher
 from .capture_typing import TypedFromCapture
 from .inline_library import UseInlineOnlyLibrary
+from . import lowering_memo  # noqa: F401  (remembers Numba's loc question, on import)
 from .llvm_options import AdjitCodegenOptions
 from .typing_memo import MemoisedScalarTyping
 from .shared_overloads import SharedOverloadCompiles

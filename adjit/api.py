@@ -7,6 +7,7 @@ Conventions follow JAX: ``argnums`` is an int or a tuple of ints; an int gives o
 gradient, a tuple gives a tuple. Gradients have their argument's type and shape.
 """
 import inspect
+import operator
 import threading
 
 import numba
@@ -17,9 +18,9 @@ from .capture.freshness import StalenessCheck, ensure_current
 from .capture.typed_ir import capture, py_function_of
 from .compile.caches import OwnedCache
 from .compile.dispatcher import generated_dispatcher, set_rebuilder
-from .compile.inline_library import INTERNAL_JIT_OPTIONS, internal_jit
+from .compile.inline_library import INTERNAL_JIT_OPTIONS
 from .errors import ArgumentError
-from .ir.builder import Emitter
+from .ir.builder import Emitter, raise_unless
 from .ir.inlining import splice
 from .runtime import tape_acquire
 from .capture.effects import callee_writes
@@ -105,8 +106,9 @@ class _Wrapper:
             names.append("ybar" if "ybar" not in names else "adjit_ybar_in")
         return names
 
-    def _check_ybar(self, e, primal_types, btype, y, ybar):
-        """Refuse a cotangent without the output's structure, dtype or shape."""
+    def _check_ybar(self, blocks, e, primal_types, btype, y, ybar):
+        """Refuse a cotangent without the output's structure, dtype or shape; returns the
+        emitter that goes on."""
         ytype = capture(self.func, primal_types).return_type
         for path in _check_cotangent(self.fname, ytype, btype):
             yk, bk = y, ybar
@@ -114,7 +116,8 @@ class _Wrapper:
                 yk, bk = e.item(yk, k), e.item(bk, k)
             where = "ybar" + "".join(f"[{k}]" for k in path)
             message = f"vjp({self.fname}): {where} must have the shape of the output"
-            e.call(_shape_check(where, message), [yk, bk], hint="ok")
+            e = _check_shape(blocks, e, yk, bk, message)
+        return e
 
     def build(self, argtypes):
         """IR of the transform for one signature."""
@@ -144,7 +147,7 @@ class _Wrapper:
         else:
             y, e = splice(blocks, e, program.pass_blocks("fwd"), [tape] + args[:n], "fwd")
         if self.kind == "vjp":
-            self._check_ybar(e, primal_types, argtypes[n], y, args[n])
+            e = self._check_ybar(blocks, e, primal_types, argtypes[n], y, args[n])
         shadows = [e.call(zeros_shadow, [args[i]], hint="shadow") for i in program.array_args]
         seed = args[n] if self.kind == "vjp" else e.const(
             np.float32(1.0) if capture(self.func, primal_types).return_type == types.float32
@@ -270,18 +273,19 @@ class _JVPWrapper:
         defaults, primal_types = _trailing_defaults(self.py_func, given_types, n)
         program = derive_jvp(self.func, primal_types, active)
         block, e = _entry_block(self.py_func)
+        blocks = {0: block}
         packed = e.assign(ir.Arg("args", 0, e.loc), target="args")
         args = [e.item(packed, k, hint="a") for k in range(len(flat))]
         written = callee_writes(self.func, primal_types)
         for j, i in enumerate(active):
             if is_float_array(primal_types[i]):
-                e.call(_shape_check(self.names[i]), [args[i], args[n + j]], hint="ok")
+                e = _check_shape(blocks, e, args[i], args[n + j],
+                                 _TANGENT_SHAPE.format(self.names[i]))
             if i in written:  # its tangent is updated in place: not the caller's array
                 args[n + j] = e.call(np.copy, [args[n + j]], hint="tangent")
             elif _needs_contiguous(primal_types[i], tangent_types[j]):
                 args[n + j] = e.call(np.ascontiguousarray, [args[n + j]], hint="tangent")
         args[n:n] = [_default(e, d) for d in defaults]
-        blocks = {0: block}
         dual, e = splice(blocks, e, program.blocks(), args, "jvp")
         e.ret(dual)
         return blocks
@@ -338,24 +342,20 @@ def _check_tangents(fname, names, primal_types, active, tangent_types):
                                 f"type {p}; got {t}")
 
 
-_shape_checks = {}
+def _check_shape(blocks, e, x, dx, message):
+    """Emit: raise ArgumentError unless ``dx`` (a tangent or cotangent) has the shape of
+    ``x``; the message names the argument and both shapes. Returns the emitter that goes
+    on. Inline in the transform (a function per message cost a compile each), with one
+    constant string: building it in compiled code would compile Numba's unicode machinery
+    into every transform with an array tangent."""
+    shape = e.assign(ir.Expr.getattr(x, "shape", e.loc), hint="shape")
+    given = e.assign(ir.Expr.getattr(dx, "shape", e.loc), hint="shape")
+    same = e.binop(operator.eq, shape, given, hint="same")
+    return raise_unless(blocks, e, same, ArgumentError,
+                        (message + ": expected shape", shape, "but got", given))
 
 
-def _shape_check(name, message=None):
-    """An njit function raising ArgumentError when a tangent's (or cotangent's) shape
-    differs from its argument's; the message names the argument and both shapes."""
-    message = message or f"jvp: the tangent of '{name}' must have the shape of '{name}'"
-    if message not in _shape_checks:
-        # one constant string: concatenating in compiled code would compile Numba's
-        # unicode machinery (most of a second) into every transform with an array tangent
-        expected = message + ": expected shape"
-
-        def check(x, dx):
-            if x.shape != dx.shape:
-                raise ArgumentError(expected, x.shape, "but got", dx.shape)
-            return 0
-        _shape_checks[message] = internal_jit(check)
-    return _shape_checks[message]
+_TANGENT_SHAPE = "jvp: the tangent of '{0}' must have the shape of '{0}'"
 
 
 def _check_cotangent(fname, ytype, btype, where="ybar"):
@@ -462,6 +462,7 @@ class _HVPWrapper:
         active = tuple(i for i, t in enumerate(primal_types) if is_differentiable(t))
         program = derive_jvp(g, primal_types, active)
         block, e = _entry_block(py_func)
+        blocks = {0: block}
         packed = e.assign(ir.Arg("args", 0, e.loc), target="args")
         values = [e.item(packed, k, hint="a") for k in range(len(flat))]
         args = values[:n] + [_default(e, d) for d in defaults]
@@ -474,10 +475,10 @@ class _HVPWrapper:
                         primal_types[i]) else e.const(0.0)) for i in active]
         for i, v in given.items():
             if is_float_array(primal_types[i]):
-                e.call(_shape_check(self.names[i]), [args[i], v])
+                e = _check_shape(blocks, e, args[i], v, _TANGENT_SHAPE.format(self.names[i]))
         dual = e.call(program.dispatcher, args + tangents, hint="dual")
         e.ret(e.item(dual, 1))
-        return {0: block}
+        return blocks
 
 
 def hessian(func, cache=False):

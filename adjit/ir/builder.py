@@ -94,6 +94,19 @@ def new_block(scope, loc):
     return ir.Block(scope, loc)
 
 
+def raise_unless(blocks, e, cond, exc_class, args):
+    """Go on only where ``cond`` (a boolean var) holds; where it does not, a block of its
+    own raises ``exc_class(*args)`` (constants and vars: Numba's dynamic raise). ``e``
+    emits into one of ``blocks``; returns an emitter on the block that goes on. A check
+    written this way is part of its function: no function of its own to compile."""
+    fail, go_on = max(blocks) + 1, max(blocks) + 2
+    e.branch(cond, go_on, fail)
+    blocks[fail] = new_block(e.scope, e.loc)
+    blocks[fail].append(ir.DynamicRaise(exc_class, tuple(args), e.loc))
+    blocks[go_on] = new_block(e.scope, e.loc)
+    return Emitter(blocks[go_on], e.scope, e.loc)
+
+
 def clone_value(value):
     """A shallow copy of an assigned value, so generated IR never shares nodes with the
     primal (Numba passes mutate nodes and key calltypes by node identity)."""

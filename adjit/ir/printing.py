@@ -29,4 +29,5 @@ def dump(blocks, title):
 
 def is_terminator(stmt):
     return isinstance(stmt, (ir.Jump, ir.Branch, ir.Return, ir.Raise, ir.StaticRaise,
-                             ir.TryRaise, ir.StaticTryRaise))
+                             ir.DynamicRaise, ir.TryRaise, ir.StaticTryRaise,
+                             ir.DynamicTryRaise))

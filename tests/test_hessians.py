@@ -289,3 +289,29 @@ def test_hessian_of_a_function_whose_other_parameters_have_defaults():
     x = np.array([0.5, -1.0, 2.0])
     want = np.diag(36.0 * x ** 2) + np.eye(3, k=1) + np.eye(3, k=-1)
     np.testing.assert_allclose(adjit.hessian(_scaled_quartic)(x), want, rtol=1e-12)
+
+
+def _sin_weighted(x):
+    return np.sum(np.sin(x) * x)
+
+
+_hvp_of_sin_weighted = adjit.hvp(_sin_weighted)
+_jvp_of_sin_weighted = adjit.jvp(_sin_weighted)
+
+
+@pytest.mark.parametrize("inner", ["hvp", "jvp"])
+def test_forward_mode_over_forward_mode_array_code_is_refused_in_the_users_terms(inner):
+    """A third derivative (jvp over hvp) or jvp over jvp of array code reaches adjit's own
+    forward-mode code for arrays, which has no rules of its own yet: the refusal names
+    the user's function and line, and says what was missing, never silently wrong."""
+    x, ones = np.linspace(0.1, 1.0, 4), np.ones(4)
+    if inner == "hvp":
+        outer = numba.njit(lambda x: np.sum(_hvp_of_sin_weighted(x, ones)))
+    else:
+        outer = numba.njit(lambda x: _jvp_of_sin_weighted(x, ones)[1])
+    with pytest.raises(adjit.UnsupportedError) as caught:
+        adjit.jvp(outer)(x, ones)
+    message = str(caught.value)
+    assert "forward-mode derivative of adjit's own forward-mode code" in message
+    assert "in function '_sin_weighted'" in message and "np.sin(x) * x" in message
+    assert "tangent_like" in message  # what was missing, quoted as the detail

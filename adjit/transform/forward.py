@@ -207,6 +207,31 @@ def build_jvp_blocks(ctx, arg_names):
     return blocks
 
 
+def _is_forward_mode_code(func):
+    """Whether ``func`` is code adjit generated in forward mode: a JVP program, or the
+    ``jvp`` transform that holds one."""
+    spec = getattr(func, "adjit_spec", None)
+    return getattr(func, "adjit_jvp_of", None) is not None or bool(spec and spec[0] == "jvp")
+
+
+def _higher_order_refusal(func, error):
+    """The refusal of a JVP of a JVP program (``jvp`` over ``hvp``, or over a ``jvp``
+    whose function calls a helper) in the user's terms: the construct without a rule is
+    in the code adjit generated for the user's line, not written there."""
+    for _ in range(8):  # back through the derivatives to the user's function
+        spec = getattr(func, "adjit_spec", None)
+        parent = getattr(func, "adjit_jvp_of", None) or (spec[1] if spec else None)
+        if parent is None:
+            break
+        func = parent
+    return UnsupportedError(
+        "a forward-mode derivative of adjit's own forward-mode code",
+        py_function_of(func).__qualname__, error.loc,
+        detail="adjit differentiates that code again for scalar arithmetic, not yet for its "
+        f"array operations (here: {error.construct}); write the array operation as a loop "
+        "over elements, or take this derivative another way")
+
+
 _programs = owned_cache("jvp_program")
 _lock = threading.RLock()
 
@@ -229,6 +254,7 @@ class JVPProgram:
         self.dispatcher = generated_dispatcher(
             f"{self.py_func.__name__}_jvp", names, self._build, internal=True, primal=func,
             optimise_alone=True)
+        self.dispatcher.adjit_jvp_of = func  # a JVP of it is a derivative of a JVP
         # the JVP of one of adjit's rule kernels is as static as the kernel: on disk too
         if static_signature(self.argtypes):
             enable_derived_cache(self.dispatcher, func, "jvp", lambda: (
@@ -247,9 +273,14 @@ class JVPProgram:
     def blocks(self):
         """The JVP program's IR. Its dispatcher compiles it for callers' JVPs and for
         ``hvp``; ``jvp(f)`` splices it into its own body instead (``ir.inlining``)."""
-        with definitions_indexed(self.typed.func_ir.blocks):  # read, not changed
-            ctx = ForwardContext(self.typed, self.active_args)
-            blocks = build_jvp_blocks(ctx, self.arg_names)
+        try:
+            with definitions_indexed(self.typed.func_ir.blocks):  # read, not changed
+                ctx = ForwardContext(self.typed, self.active_args)
+                blocks = build_jvp_blocks(ctx, self.arg_names)
+        except UnsupportedError as error:
+            if not _is_forward_mode_code(self.func):
+                raise
+            raise _higher_order_refusal(self.func, error) from error
         after_rewrite(blocks, f"jvp of {self.py_func.__qualname__}", None)
         return blocks
 

@@ -69,6 +69,74 @@ def _add_at_impl(shadow, i, j, k, v):
     return lambda shadow, i, j, k, v: None
 
 
+def _steps(a, ans):
+    """Per loop axis (the three of ``_dims``), 1 where ``a`` follows the result's index
+    and 0 where it is broadcast (NumPy: a missing leading axis or an axis of length 1);
+    scalars are broadcast along all three."""
+
+
+@overload(_steps, jit_options=INTERNAL_JIT_OPTIONS)
+def _steps_impl(a, ans):
+    if not isinstance(a, types.Array):
+        return lambda a, ans: (0, 0, 0)
+    if a.ndim == 1:
+        return lambda a, ans: (0, 0, int(a.shape[0] != 1))
+    if a.ndim == 2:
+        return lambda a, ans: (0, int(a.shape[0] != 1), int(a.shape[1] != 1))
+    return lambda a, ans: (int(a.shape[0] != 1), int(a.shape[1] != 1), int(a.shape[2] != 1))
+
+
+def _at_full(a, i, j, k):
+    """``_at`` for an operand of the result's own shape, with no broadcast test: its
+    loop reads memory in order and vectorises."""
+
+
+@overload(_at_full, jit_options=INTERNAL_JIT_OPTIONS)
+def _at_full_impl(a, i, j, k):
+    if isinstance(a, types.Array):
+        if a.ndim == 1:
+            return lambda a, i, j, k: a[k]
+        if a.ndim == 2:
+            return lambda a, i, j, k: a[j, k]
+        return lambda a, i, j, k: a[i, j, k]
+    return lambda a, i, j, k: a
+
+
+def _add_at_full(shadow, i, j, k, v):
+    """``_add_at`` for a shadow of the result's own shape."""
+
+
+@overload(_add_at_full, jit_options=INTERNAL_JIT_OPTIONS)
+def _add_at_full_impl(shadow, i, j, k, v):
+    if isinstance(shadow, types.Array):
+        if shadow.ndim == 1:
+            def add1(shadow, i, j, k, v):
+                shadow[k] += v
+            return add1
+        if shadow.ndim == 2:
+            def add2(shadow, i, j, k, v):
+                shadow[j, k] += v
+            return add2
+
+        def add3(shadow, i, j, k, v):
+            shadow[i, j, k] += v
+        return add3
+    return lambda shadow, i, j, k, v: None
+
+
+def _sums(shadow):
+    """Whether an update adds up its products: for a scalar operand, whose adjoint is
+    the total (its ``shadow`` is a placeholder). An array's update must not: the running
+    sum is a float reduction, which LLVM does not vectorise (it may not reorder it), so
+    it kept every update loop scalar even where nothing read the total."""
+
+
+@overload(_sums, jit_options=INTERNAL_JIT_OPTIONS)
+def _sums_impl(shadow):
+    summed = not isinstance(shadow, types.Array)
+    return lambda shadow: summed
+
+
 def _check_shape(a, ans):
     """Raise unless array ``a`` broadcasts to the shape of ``ans`` (every trailing axis of
     ``a`` is as long as ``ans``'s or has length 1; scalars always pass)."""
@@ -107,7 +175,9 @@ check_broadcast = _check_shape
 # forward mode (forward-over-reverse) goes through these helpers too
 deflinear(_at, 0)
 deflinear(_add_at, 0, 4)
-nondiff(_check_shape, _dims)
+deflinear(_at_full, 0)
+deflinear(_add_at_full, 0, 4)
+nondiff(_check_shape, _dims, _sums, _steps)
 
 
 def _scalar_partial(partial, arity):
@@ -146,13 +216,18 @@ def elementwise_update(partial, arity):
                 _check_shape(shadow, ans)
                 n0, n1, n2 = _dims(ans)
                 total = 0.0
+                g_, s_ = _steps(g, ans), _steps(shadow, ans)
+                m0 = _steps(a0, ans)
                 for i in range(n0):
                     for j in range(n1):
                         for k in range(n2):
-                            v = adjoint_product(_at(g, i, j, k),
-                                                d(_at(ans, i, j, k), _at(a0, i, j, k)))
-                            _add_at(shadow, i, j, k, v)
-                            total += v
+                            v = adjoint_product(
+                                _at_full(g, i * g_[0], j * g_[1], k * g_[2]),
+                                d(_at_full(ans, i, j, k),
+                                  _at_full(a0, i * m0[0], j * m0[1], k * m0[2])))
+                            _add_at_full(shadow, i * s_[0], j * s_[1], k * s_[2], v)
+                            if _sums(shadow):
+                                total += v
                 return total
         elif arity == 2:
             def update(g, ans, a0, a1, shadow):
@@ -162,14 +237,19 @@ def elementwise_update(partial, arity):
                 _check_shape(shadow, ans)
                 n0, n1, n2 = _dims(ans)
                 total = 0.0
+                g_, s_ = _steps(g, ans), _steps(shadow, ans)
+                m0, m1 = _steps(a0, ans), _steps(a1, ans)
                 for i in range(n0):
                     for j in range(n1):
                         for k in range(n2):
-                            v = adjoint_product(_at(g, i, j, k),
-                                                d(_at(ans, i, j, k), _at(a0, i, j, k),
-                                                  _at(a1, i, j, k)))
-                            _add_at(shadow, i, j, k, v)
-                            total += v
+                            v = adjoint_product(
+                                _at_full(g, i * g_[0], j * g_[1], k * g_[2]),
+                                d(_at_full(ans, i, j, k),
+                                  _at_full(a0, i * m0[0], j * m0[1], k * m0[2]),
+                                  _at_full(a1, i * m1[0], j * m1[1], k * m1[2])))
+                            _add_at_full(shadow, i * s_[0], j * s_[1], k * s_[2], v)
+                            if _sums(shadow):
+                                total += v
                 return total
         else:
             raise ValueError("elementwise operations take one or two operands")

@@ -41,34 +41,6 @@ def _at_impl(a, i, j, k):
     return lambda a, i, j, k: a
 
 
-def _add_at(shadow, i, j, k, v):
-    """``shadow[((i,) j,) k] += v`` for an array; nothing for a scalar placeholder."""
-
-
-@overload(_add_at, jit_options=INTERNAL_JIT_OPTIONS)
-def _add_at_impl(shadow, i, j, k, v):
-    # a broadcast operand's shadow sums the adjoints over the axes it was broadcast along
-    if isinstance(shadow, types.Array):
-        if shadow.ndim == 0:
-            def add0(shadow, i, j, k, v):
-                shadow[()] += v
-            return add0
-        if shadow.ndim == 1:
-            def add1(shadow, i, j, k, v):
-                shadow[k if shadow.shape[0] != 1 else 0] += v
-            return add1
-        if shadow.ndim == 2:
-            def add2(shadow, i, j, k, v):
-                shadow[j if shadow.shape[0] != 1 else 0, k if shadow.shape[1] != 1 else 0] += v
-            return add2
-
-        def add3(shadow, i, j, k, v):
-            shadow[i if shadow.shape[0] != 1 else 0, j if shadow.shape[1] != 1 else 0,
-                   k if shadow.shape[2] != 1 else 0] += v
-        return add3
-    return lambda shadow, i, j, k, v: None
-
-
 def _steps(a, ans):
     """Per loop axis (the three of ``_dims``), 1 where ``a`` follows the result's index
     and 0 where it is broadcast (NumPy: a missing leading axis or an axis of length 1);
@@ -77,7 +49,7 @@ def _steps(a, ans):
 
 @overload(_steps, jit_options=INTERNAL_JIT_OPTIONS)
 def _steps_impl(a, ans):
-    if not isinstance(a, types.Array):
+    if not isinstance(a, types.Array) or a.ndim == 0:
         return lambda a, ans: (0, 0, 0)
     if a.ndim == 1:
         return lambda a, ans: (0, 0, int(a.shape[0] != 1))
@@ -87,13 +59,15 @@ def _steps_impl(a, ans):
 
 
 def _at_full(a, i, j, k):
-    """``_at`` for an operand of the result's own shape, with no broadcast test: its
-    loop reads memory in order and vectorises."""
+    """Element ``(i, j, k)`` of ``a`` at an index whose broadcast axes ``_steps`` has
+    already set to 0: no test per element, so the update loops vectorise."""
 
 
 @overload(_at_full, jit_options=INTERNAL_JIT_OPTIONS)
 def _at_full_impl(a, i, j, k):
     if isinstance(a, types.Array):
+        if a.ndim == 0:
+            return lambda a, i, j, k: a[()]
         if a.ndim == 1:
             return lambda a, i, j, k: a[k]
         if a.ndim == 2:
@@ -103,12 +77,17 @@ def _at_full_impl(a, i, j, k):
 
 
 def _add_at_full(shadow, i, j, k, v):
-    """``_add_at`` for a shadow of the result's own shape."""
+    """``shadow[i, j, k] += v`` at an index already stepped (``_steps``), as
+    ``_at_full`` reads."""
 
 
 @overload(_add_at_full, jit_options=INTERNAL_JIT_OPTIONS)
 def _add_at_full_impl(shadow, i, j, k, v):
     if isinstance(shadow, types.Array):
+        if shadow.ndim == 0:
+            def add0(shadow, i, j, k, v):
+                shadow[()] += v
+            return add0
         if shadow.ndim == 1:
             def add1(shadow, i, j, k, v):
                 shadow[k] += v
@@ -174,7 +153,6 @@ check_broadcast = _check_shape
 
 # forward mode (forward-over-reverse) goes through these helpers too
 deflinear(_at, 0)
-deflinear(_add_at, 0, 4)
 deflinear(_at_full, 0)
 deflinear(_add_at_full, 0, 4)
 nondiff(_check_shape, _dims, _sums, _steps)

@@ -303,3 +303,31 @@ def test_jobs_run_suite_workloads_in_workers_and_keep_their_order(tmp_path, monk
     assert len(heard) == 2 and all("-> ok" in h for h in heard)
     weights = {w.name: compile_weight(w) for w in discover()}
     assert weights["gp_lml"] > weights["kron_sum"] > weights["_sum_1000"] == 1.0
+
+
+def test_timings_are_interleaved_and_the_median_ratio_is_paired_by_round():
+    """Every callable runs one round in turn, so a machine that slows down half way
+    through a run slows every one alike, and the median ratio pairs rounds: a ratio
+    that is 2 in every round comes out 2 whatever the machine did."""
+    from adjit.benchmarking import drivers
+    order, speed = [], iter([1, 1, 3, 3, 3, 3])  # the machine slows 3x after round 1
+
+    def timer(label, cost):
+        def one_round():
+            order.append(label)
+            return cost * next(speed) * 10
+        return one_round, 10
+
+    timings = drivers.time_interleaved({"primal": timer("primal", 1.0),
+                                        "grad": timer("grad", 2.0)}, 3)
+    assert order == ["primal", "grad"] * 3
+    primal, grad = timings["primal"], timings["grad"]
+    assert primal.samples == (1.0, 3.0, 3.0) and grad.samples == (2.0, 6.0, 6.0)
+    assert drivers.paired_median_ratio(grad, primal) == 2.0
+
+    def broken():
+        raise RuntimeError("faulted")
+    speed = iter([1] * 4)
+    timings = drivers.time_interleaved({"primal": timer("primal", 1.0),
+                                        "hvp": (broken, 1)}, 2)
+    assert isinstance(timings["hvp"], RuntimeError) and timings["primal"].rounds == 2

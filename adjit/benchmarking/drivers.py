@@ -130,12 +130,48 @@ def input_nbytes(inputs):
 
 @dataclass
 class Timing:
-    """Per-call seconds: best (min over rounds) and median, from ``rounds`` x ``calls``."""
+    """Per-call seconds: best (min over rounds) and median, from ``rounds`` x ``calls``;
+    ``samples`` holds each round's per-call time, in round order."""
 
     best: float
     median: float
     calls: int
     rounds: int
+    samples: tuple = ()
+
+
+def timing_of(samples, calls):
+    """The Timing of per-call ``samples``, one per round."""
+    return Timing(min(samples), statistics.median(samples), calls, len(samples),
+                  tuple(samples))
+
+
+def paired_median_ratio(a, b):
+    """The median over rounds of ``a``'s time over ``b``'s in the same round: rounds timed
+    side by side share the machine's speed of the moment, so their ratio does not move
+    with it (a plain median over median does, when the machine speeds up or slows down
+    between the two callables' rounds)."""
+    return statistics.median(x / y for x, y in zip(a.samples, b.samples))
+
+
+def time_interleaved(rounds_of, rounds):
+    """Time several callables round by round: ``rounds_of`` maps a label to
+    ``(one_round, calls)``, where ``one_round()`` returns the wall seconds of ``calls``
+    calls. Each round runs every label once, in order, so all of them see the same
+    machine; a label whose round raises is dropped (its exception is returned instead).
+    Returns ``{label: Timing or exception}``."""
+    samples = {label: [] for label in rounds_of}
+    failed = {}
+    for _ in range(rounds):
+        for label, (one_round, calls) in rounds_of.items():
+            if label in failed:
+                continue
+            try:
+                samples[label].append(one_round() / calls)
+            except Exception as exc:  # reported on the row, the other labels go on
+                failed[label] = exc
+    return {label: failed.get(label) or timing_of(samples[label], rounds_of[label][1])
+            for label in rounds_of}
 
 
 def run_driver(fn, packed, structure, n):
@@ -167,15 +203,16 @@ def calibrate(fn, packed, structure, target_s, min_calls=1, max_calls=10_000_000
 
 def time_callable(fn, packed, structure, calls, rounds):
     """Time ``rounds`` rounds of ``calls`` calls (driver must already be compiled)."""
-    per_call = [run_driver(fn, packed, structure, calls) / calls for _ in range(rounds)]
-    return Timing(min(per_call), statistics.median(per_call), calls, rounds)
+    return timing_of([run_driver(fn, packed, structure, calls) / calls
+                      for _ in range(rounds)], calls)
 
 
-def time_from_python(fn, packed, target_s, rounds, min_calls=1, calls=None):
-    """``--quick``: time calls made from Python, cycling through the packed inputs. No
-    driver is compiled (a driver inlines the derivative and optimises it again, which
-    costs as much as compiling it), so a smoke test with derivatives from the disk cache
-    compiles nothing; each call includes Python's dispatch (100-400 ns)."""
+def python_round(fn, packed, target_s, min_calls=1, calls=None):
+    """``--quick``'s timer: ``(one_round, calls)`` for calls made from Python, cycling
+    through the packed inputs. No driver is compiled (a driver inlines the derivative and
+    optimises it again, which costs as much as compiling it), so a smoke test with
+    derivatives from the disk cache compiles nothing; each call includes Python's
+    dispatch (100-400 ns)."""
     sets = [unpack_input(packed, j) for j in range(packed[0].shape[0])]
 
     def run(n):
@@ -187,5 +224,10 @@ def time_from_python(fn, packed, target_s, rounds, min_calls=1, calls=None):
     per_call = run(1)
     if not calls:
         calls = int(max(min_calls, 1, min(1_000_000, target_s / max(per_call, 1e-7))))
-    per_call = [run(calls) / calls for _ in range(rounds)]
-    return Timing(min(per_call), statistics.median(per_call), calls, rounds)
+    return (lambda: run(calls)), calls
+
+
+def time_from_python(fn, packed, target_s, rounds, min_calls=1, calls=None):
+    """``python_round``'s rounds for one callable."""
+    one_round, calls = python_round(fn, packed, target_s, min_calls, calls)
+    return timing_of([one_round() / calls for _ in range(rounds)], calls)

@@ -318,14 +318,14 @@ class WorkloadRun:
         return g if isinstance(g, tuple) else (g,)
 
     # -- timing ---------------------------------------------------------------------------
-    def time(self, fn, packed, label):
-        """Calibrate and time ``fn`` in a compiled driver loop; return a Timing (may raise)."""
-        if self.cfg.disk_cache:  # --quick: nothing to compile, see time_from_python
-            timing = drivers.time_from_python(fn, packed, self.cfg.target_s,
-                                              self.cfg.rounds, len(self.inputs),
-                                              calls=self.cfg.repeat)
-            self.say(f"    timing {label} from Python: {self.cfg.rounds} x {timing.calls}")
-            return timing
+    def timer(self, fn, packed, label):
+        """Calibrate ``fn`` (compiling its driver loop); return ``(one_round, calls)`` for
+        ``drivers.time_interleaved`` (may raise)."""
+        if self.cfg.disk_cache:  # --quick: nothing to compile, see python_round
+            one_round, calls = drivers.python_round(fn, packed, self.cfg.target_s,
+                                                    len(self.inputs), calls=self.cfg.repeat)
+            self.say(f"    timing {label} from Python: {self.cfg.rounds} x {calls}")
+            return one_round, calls
         structure = drivers.structure_of(fn(*drivers.unpack_input(packed, 0)))
         if self.cfg.repeat:
             drivers.run_driver(fn, packed, structure, 1)  # compile the driver and warm up
@@ -334,7 +334,35 @@ class WorkloadRun:
             calls = drivers.calibrate(fn, packed, structure, self.cfg.target_s,
                                       min_calls=len(self.inputs))
         self.say(f"    timing {label}: {self.cfg.rounds} x {calls} calls")
-        return drivers.time_callable(fn, packed, structure, calls, self.cfg.rounds)
+        return (lambda: drivers.run_driver(fn, packed, structure, calls)), calls
+
+    def time(self, fn, packed, label):
+        """Time ``fn`` alone; return a Timing (may raise)."""
+        result = drivers.time_interleaved({label: self.timer(fn, packed, label)},
+                                          self.cfg.rounds)[label]
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    def timed(self, jvp_fn, hvp_fn):
+        """Calibrate every callable there is, then time them side by side, one round of
+        each in turn (``drivers.time_interleaved``). Returns ``{label: Timing or
+        exception}``; the primal's exception ends the row."""
+        timers = {}
+        for label, fn, packed in (("primal", self.primal_fn, self.packed),
+                                  ("grad", self.grad_fn, self.packed),
+                                  ("hand", self.hand_fn, self.packed),
+                                  ("jvp", jvp_fn, self.packed_tan),
+                                  ("hvp", hvp_fn, self.packed_tan)):
+            if fn is None:
+                continue
+            try:
+                timers[label] = self.timer(fn, packed, label)
+            except Exception as exc:
+                timers[label] = exc
+        ready = {k: v for k, v in timers.items() if not isinstance(v, Exception)}
+        self.say(f"    timing {', '.join(ready)} side by side, {self.cfg.rounds} rounds")
+        return {**timers, **drivers.time_interleaved(ready, self.cfg.rounds)}
 
     def run(self):
         """All steps for this workload; returns the finished row."""
@@ -348,34 +376,24 @@ class WorkloadRun:
         else:
             self.hand_fn = None
         self.say("    compiling and checking adjit.grad")
-        grad_ok = self.grad()
-        jvp_fn = self.forward("jvp")
-        hvp_fn = self.forward("hvp")
-        try:
-            t_primal = self.time(self.primal_fn, self.packed, "primal")
-        except Exception as exc:
-            self.row.update(status=f"primal failed: timing: {first_line(exc)}",
-                            error=_full_error(exc))
+        self.grad()
+        timings = self.timed(self.forward("jvp"), self.forward("hvp"))
+        t_primal = timings.pop("primal")
+        if isinstance(t_primal, Exception):
+            self.row.update(status=f"primal failed: timing: {first_line(t_primal)}",
+                            error=_full_error(t_primal))
             return self.row
         base = t_primal.best
         self.row.update(primal_s=base, primal_median_s=t_primal.median, calls=t_primal.calls)
-        if grad_ok:
-            try:
-                t = self.time(self.grad_fn, self.packed, "grad")
-                self.row.update(grad_s=t.best, grad_median_s=t.median, ratio=t.best / base,
-                                ratio_median=t.median / t_primal.median)
-            except Exception as exc:
-                self.row.update(status=f"error: timing: {first_line(exc)}",
-                                error=_full_error(exc))
-        for label, fn, packed in (("hand", self.hand_fn, self.packed),
-                                  ("jvp", jvp_fn, self.packed_tan),
-                                  ("hvp", hvp_fn, self.packed_tan)):
-            if fn is None:
-                continue
-            try:
-                t = self.time(fn, packed, label)
-            except Exception as exc:
-                self.row[f"{label}_status"] = f"error: timing: {first_line(exc)}"
+        t = timings.pop("grad", None)
+        if isinstance(t, Exception):
+            self.row.update(status=f"error: timing: {first_line(t)}", error=_full_error(t))
+        elif t is not None:
+            self.row.update(grad_s=t.best, grad_median_s=t.median, ratio=t.best / base,
+                            ratio_median=drivers.paired_median_ratio(t, t_primal))
+        for label, t in timings.items():
+            if isinstance(t, Exception):
+                self.row[f"{label}_status"] = f"error: timing: {first_line(t)}"
                 continue
             self.row[f"{label}_s"] = t.best
             self.row[f"{label}_ratio"] = t.best / base

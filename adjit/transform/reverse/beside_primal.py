@@ -3,7 +3,8 @@
 ``rules.core.beside_primal`` marks them. Computed in the reverse pass, ``cos(u)`` is a
 second transcendental call; computed by the forward sweep just before ``sin(u)`` and
 saved, LLVM makes the pair one ``sincos`` call and the reverse pass reads one tape word.
-That pays only where the block saves a record anyway (``reverse_reads``).
+That pays only where the block saves a record anyway: the reverse pass reads the
+primal's result (``reverse_reads``) or its argument is saved (``argument_saved``).
 """
 import operator
 
@@ -37,6 +38,16 @@ def reverse_reads(ctx, var):
                                                if v.name != var.name):
                 return True
     return False
+
+
+def argument_saved(ctx, arg):
+    """Whether the reverse pass would read ``arg`` from the tape: it is the result of a
+    call (``sin(cos(u))``'s ``cos(u)``), which the reverse pass never recomputes. Then
+    the record holds the partial instead of (or beside) the argument, and the reverse
+    pass makes no transcendental call."""
+    value = ctx.definition(arg.name)
+    return (isinstance(value, ir.Expr) and value.op == "call"
+            and ctx.callee_object(value.func) is not slice)
 
 
 def partial_beside_primal(ctx, e, partial, args):

@@ -29,7 +29,8 @@ from ...rules.classify import (array_op_site, call_name, classify_call, refuse_l
                      unsupported_detail)
 from ...ir.lists import is_float_list
 from .context import bar, bar_item
-from .beside_primal import is_beside_primal, partial_beside_primal, reverse_reads
+from .beside_primal import (argument_saved, is_beside_primal, partial_beside_primal,
+                            reverse_reads)
 from .elementwise import rev_elementwise
 from .lists import (active_list, rev_list_method, rev_list_new, rev_list_read,
                     rev_list_reduction, rev_list_write)
@@ -66,7 +67,8 @@ def apply_rule(ctx, stmt, e, rule, prim_name, args):
         partial = rule.partial(k)
         if not ctx.active_float(a) or partial is ZERO:
             continue
-        if is_beside_primal(partial, args) and reverse_reads(ctx, target):
+        if is_beside_primal(partial, args) and (reverse_reads(ctx, target)
+                                                or argument_saved(ctx, args[0])):
             term = emit_product(e, g, partial_beside_primal(ctx, e, partial, args),
                                 ctx.product)
         else:

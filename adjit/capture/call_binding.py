@@ -47,8 +47,9 @@ def const_type(value):
 
 def default_value(name, default, loc):
     """``(IR value, Numba type)`` that stands for an omitted default, or None when adjit
-    does not materialise it. Numbers, bools, None and tuples of them (``args=()``)
-    become constants; a NumPy array (``def f(x, w=WEIGHTS)``) becomes a global, typed
+    does not materialise it. Numbers, bools, None, strings and tuples of numbers
+    (``args=()``) become constants; a NumPy number type or dtype (``dtype=np.float64``)
+    a global; a NumPy array (``def f(x, w=WEIGHTS)``) becomes a global, typed
     read-only as Numba types global arrays; an ``@njit`` function
     (``def calc(u, func=update)``) becomes a global of its dispatcher type."""
     typ = const_type(default)
@@ -59,6 +60,11 @@ def default_value(name, default, loc):
     if isinstance(default, np.ndarray) and default.dtype.kind in "biuf":
         return ir.Global(name, default, loc), numba.typeof(default).copy(readonly=True)
     if isinstance(default, Dispatcher):
+        return ir.Global(name, default, loc), numba.typeof(default)
+    if isinstance(default, str):  # def penalty(x, kind="l2")
+        return ir.Const(default, loc), types.unicode_type
+    if (isinstance(default, type) and issubclass(default, np.number)
+            or isinstance(default, np.dtype)):  # def buffer(n, dtype=np.float64)
         return ir.Global(name, default, loc), numba.typeof(default)
     return None
 

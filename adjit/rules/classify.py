@@ -190,6 +190,30 @@ def positional_count(dispatcher):
     return None
 
 
+def omitted_parameter(dispatcher, nargs):
+    """The first parameter of ``dispatcher`` a call with ``nargs`` positional arguments
+    leaves to its default, when the call binding could not pass that default explicitly
+    (``capture.call_binding.default_value``); None when every parameter is given."""
+    import inspect
+    if positional_count(dispatcher) is not None:
+        return None
+    params = list(inspect.signature(dispatcher.py_func).parameters.values())
+    return params[nargs] if nargs < len(params) else None
+
+
+def refuse_omitted_default(ctx, stmt, dispatcher):
+    """Both modes derive a callee for the arguments a call passes: a default the call
+    leaves out and adjit cannot pass is refused, naming it (it would be a missing
+    argument in the generated code)."""
+    param = omitted_parameter(dispatcher, len(stmt.value.args))
+    if param is not None:
+        raise ctx.unsupported(
+            f"calling '{dispatcher.py_func.__qualname__}' without its argument "
+            f"'{param.name}'", stmt.loc,
+            f"adjit cannot pass its default (a {type(param.default).__name__}); "
+            f"pass {param.name}=... in the call")
+
+
 #: what ``classify_call`` can answer; each mode maps every kind to one handler
 CALL_KINDS = ("array_op", "list_method", "list_new", "list_reduction", "tape_push",
               "tape_reserve", "tape_put",

@@ -12,7 +12,8 @@ from numba.core import ir, types
 from ..capture.typed_ir import is_generated
 from ..ir.builder import clone_stmt, clone_value
 from ..rules.classify import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
-                    positional_count, refuse_list_arguments, unsupported_detail)
+                    positional_count, refuse_list_arguments, refuse_omitted_default,
+                    unsupported_detail)
 from .tangents import differentiable_items, has_tangent
 from .forward_lists import fwd_build_list, fwd_list_method, fwd_list_new, fwd_list_reduction
 from .forward_tape import fwd_tape_pop, fwd_tape_push, fwd_tape_put, fwd_tape_reserve
@@ -305,6 +306,7 @@ def fwd_derived_call(ctx, stmt, e, dispatcher):
     """fwd: ``(y, y%dot) = f_jvp(args, tangents)``; adjit's generated callees get a
     tangent for every array argument and every active scalar."""
     expr = stmt.value
+    refuse_omitted_default(ctx, stmt, dispatcher)
     argtypes = tuple(types.unliteral(t) for t in ctx.fn.calltypes[expr].args)
     fwd_call_of(ctx, stmt, e, dispatcher, list(expr.args), argtypes,
                 lambda jvp, args: e.call(jvp, args, hint="dual"))

@@ -5,6 +5,7 @@ import math
 
 import numba
 import numpy as np
+import pytest
 from numba.core import ir, types
 
 import adjit
@@ -226,3 +227,57 @@ def test_type_of_differentiates():
     assert np.isclose(g[1], 2 * X5[k] + 1.0)
     check_grad(soft_clip, X5, beta, argnums=(0, 1))
     check_jvp(soft_clip, X5, beta)
+
+
+# -- string and dtype defaults; a default adjit cannot pass -----------------------------
+
+@numba.njit
+def penalty(x, kind="l2"):
+    if kind == "l2":
+        return np.sum(x * x)
+    return np.sum(np.abs(x))
+
+
+@numba.njit
+def buffer(n, dtype=np.float64):
+    return np.zeros(n, dtype=dtype)
+
+
+def penalised_cubes(x):
+    """``penalty(x)`` with its string default and ``buffer(n)`` with its dtype default
+    left out, as callers write them: sum(x^2) + sum(x^3)."""
+    b = buffer(x.shape[0])
+    for i in range(x.shape[0]):
+        b[i] = x[i] ** 2
+    return penalty(x) + np.sum(b * x)
+
+
+@numba.njit
+def labelled(x, names=("a", "b")):
+    return np.sum(x * x)
+
+
+def uses_labelled(x):
+    return labelled(x)
+
+
+def test_string_and_dtype_defaults_are_passed_in_every_mode():
+    """Omitted ``kind="l2"`` and ``dtype=np.float64`` become constants of the call, so the
+    callee is derived for the arguments it is compiled for (they were a missing argument
+    in the generated code: an internal error)."""
+    from adjit.testing import check_hvp
+    check_grad(penalised_cubes, X5)
+    check_jvp(penalised_cubes, X5)
+    check_hvp(penalised_cubes, X5)
+    assert np.allclose(adjit.grad(penalised_cubes)(X5), 2 * X5 + 3 * X5 ** 2, rtol=1e-13)
+
+
+def test_a_default_adjit_cannot_pass_is_refused_by_name():
+    for transform, args in ((adjit.grad(uses_labelled), (X5,)),
+                            (adjit.jvp(uses_labelled), (X5, X5)),
+                            (adjit.hvp(uses_labelled), (X5, X5))):
+        with pytest.raises(adjit.UnsupportedError) as info:
+            transform(*args)
+        message = str(info.value)
+        assert "'labelled' without its argument 'names'" in message
+        assert "names=..." in message and "uses_labelled" in message

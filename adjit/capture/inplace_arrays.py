@@ -203,6 +203,31 @@ class FillToSliceWrite(SliceWritePass):
         return slice_write(fn, block, k, arr, value, loc) + 1
 
 
+class EllipsisWriteToSliceWrite(SliceWritePass):
+    """``y[...] = v`` (a common way to fill a preallocated buffer) becomes ``y[:] = v``,
+    the same whole-array write, which the slice-write rules cover in every mode (Numba
+    has no lowering of the ``getitem`` with ``...`` that reverse mode would emit)."""
+
+    name = "ellipsis_write_to_slice_write"
+
+    @staticmethod
+    def found(fn, defs, stmt):
+        """The array ``stmt`` writes through ``[...]``, or None."""
+        if not isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
+            return None
+        index = stmt.index_var if isinstance(stmt, ir.StaticSetItem) else stmt.index
+        if not isinstance(fn.typeof(index.name), types.EllipsisType):
+            return None
+        return stmt.target if isinstance(fn.typeof(stmt.target.name), types.Array) else None
+
+    @staticmethod
+    def rewrite(fn, block, k, arr):
+        """Replace ``y[...] = v`` at ``block.body[k]``; return statements now there."""
+        stmt = block.body.pop(k)
+        fn.calltypes.pop(stmt, None)
+        return slice_write(fn, block, k, arr, stmt.value, stmt.loc)
+
+
 class OutArgumentToSliceWrite(SliceWritePass):
     """``np.add(a, b, out)`` (a NumPy ufunc given its output array positionally) and
     ``np.dot(A, B, out)`` become ``t = np.add(a, b); out[:] = t; r = out``: the result is

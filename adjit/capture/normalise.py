@@ -16,7 +16,7 @@ from .composites import CompositesToHelpers
 from .effects import call_writes
 from .comprehensions import ArrayLiteralToWrites, ComprehensionToEmpty, ListOperandsToArrays
 from .list_iteration import IndexListIteration, IndexTupleIteration
-from .inplace_arrays import (DropSelfSliceWrites, FillToSliceWrite,
+from .inplace_arrays import (DropSelfSliceWrites, EllipsisWriteToSliceWrite, FillToSliceWrite,
                              InplaceArrayToSliceWrite, OutArgumentToSliceWrite)
 from .selection import GatherReadsToTake
 from .stencils import StencilToHelper
@@ -292,7 +292,8 @@ class CommonElementReads(Pass):
         return val.op == "call" and (bool(val.vararg) or bool(call_writes(fn, val)))
 
 
-NORMALISE = [ContiguousAliases(), InplaceArrayToSliceWrite(), DropSelfSliceWrites(), FillToSliceWrite(), OutArgumentToSliceWrite(),
+NORMALISE = [ContiguousAliases(), InplaceArrayToSliceWrite(), DropSelfSliceWrites(), EllipsisWriteToSliceWrite(),
+             FillToSliceWrite(), OutArgumentToSliceWrite(),
              InplaceBinopToBinop(), ResolveModuleAttributes(), StencilToHelper(),
              ComprehensionToEmpty(), ListOperandsToArrays(), ArrayLiteralToWrites(), GatherReadsToTake(),
              MethodsToFunctions(), JitclassMethodsToCalls(),

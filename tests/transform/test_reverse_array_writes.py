@@ -536,3 +536,31 @@ def test_local_array_written_between_whole_reads():
     x = np.array([0.1, 0.2, 0.3])
     g = check_grad(_scaled_in_turn, x)
     np.testing.assert_allclose(g, [4.0, 4.0, 4.0], rtol=1e-14)
+
+
+def _ellipsis_buffers(x, out, c):
+    """Buffers filled through ``[...]``: a new 1-D one, an ``out=`` argument, a 2-D one
+    from a matrix and a scalar, as callers fill preallocated arrays."""
+    y = np.empty_like(x)
+    y[...] = x * x
+    out[...] = np.sin(x)
+    m = np.empty((2, 3))
+    m[...] = np.outer(x[:2], x) * c
+    z = np.empty((2, 2))
+    z[...] = c * c
+    return np.sum(y) + np.sum(out * x) + np.sum(m * m) + np.sum(z * x[0])
+
+
+def test_ellipsis_writes_in_every_mode():
+    """``y[...] = v`` is the whole-array write ``y[:] = v`` (it was an internal error:
+    Numba has no lowering of the ``getitem`` with ``...`` that reverse mode emitted)."""
+    from adjit.testing import check_hvp, check_jvp
+    x, c = np.array([0.3, -0.7, 1.2]), 0.8
+    args = (x, np.zeros(3), c)
+    check_grad(_ellipsis_buffers, *args, argnums=(0, 2))
+    check_jvp(_ellipsis_buffers, *args)
+    check_hvp(_ellipsis_buffers, *args, argnums=0)
+    check_hvp(_ellipsis_buffers, *args, argnums=2)
+    # closed form in c: sum((c P)^2) + 4 c^2 x0, with P = outer(x[:2], x)
+    expected = 2 * c * np.sum(np.outer(x[:2], x) ** 2) + 8 * c * x[0]
+    assert np.isclose(adjit.grad(_ellipsis_buffers, argnums=2)(*args), expected, rtol=1e-13)

@@ -228,6 +228,49 @@ class EllipsisWriteToSliceWrite(SliceWritePass):
         return slice_write(fn, block, k, arr, stmt.value, stmt.loc)
 
 
+class SortToSliceWrite(SliceWritePass):
+    """``y.sort()`` on a 1-D float array becomes ``t = np.sort(y); y[:] = t; r = None``: the
+    sorted copy (which has a rule) written back through a slice write, so the tangents
+    and adjoints follow the elements (forward mode copied the call and left the tangent
+    unsorted, a wrong derivative)."""
+
+    name = "sort_to_slice_write"
+
+    @staticmethod
+    def found(fn, defs, stmt):
+        """The float array ``stmt`` calls ``.sort()`` on, or None."""
+        expr = stmt.value if isinstance(stmt, ir.Assign) else None
+        if not (isinstance(expr, ir.Expr) and expr.op == "call" and not expr.args
+                and not expr.kws and expr.vararg is None):
+            return None
+        bound = defs.get(expr.func.name)
+        if not (isinstance(bound, ir.Expr) and bound.op == "getattr" and bound.attr == "sort"):
+            return None
+        typ = fn.typeof(bound.value.name)
+        if (isinstance(typ, types.Array) and typ.ndim == 1
+                and isinstance(typ.dtype, types.Float)):  # np.sort's rule: 1-D
+            return bound.value
+        return None
+
+    @staticmethod
+    def rewrite(fn, block, k, arr):
+        """Replace ``r = y.sort()`` at ``block.body[k]``; return statements now there."""
+        import numpy as np
+        stmt, loc = block.body[k], block.body[k].loc
+        tyctx = cpu_target.typing_context
+        fnty = tyctx.resolve_value_type(np.sort)
+        arrty = fn.typeof(arr.name)
+        sig = fnty.get_call_type(tyctx, (arrty,), {})
+        func = _typed(fn, block, k, ir.Global("sort", np.sort, loc), fnty, loc, "$sort")
+        call = ir.Expr.call(func, [arr], (), loc)
+        sorted_ = _typed(fn, block, k + 1, call, sig.return_type, loc, "$sorted")
+        fn.calltypes[call] = sig
+        fn.calltypes.pop(stmt.value, None)
+        block.body[k + 2] = ir.Assign(ir.Const(None, loc), stmt.target, loc)
+        fn.typemap[stmt.target.name] = types.none
+        return slice_write(fn, block, k + 2, arr, sorted_, loc) + 3
+
+
 class OutArgumentToSliceWrite(SliceWritePass):
     """``np.add(a, b, out)`` (a NumPy ufunc given its output array positionally) and
     ``np.dot(A, B, out)`` become ``t = np.add(a, b); out[:] = t; r = out``: the result is

@@ -17,7 +17,8 @@ from .effects import call_writes
 from .comprehensions import ArrayLiteralToWrites, ComprehensionToEmpty, ListOperandsToArrays
 from .list_iteration import IndexListIteration, IndexTupleIteration
 from .inplace_arrays import (DropSelfSliceWrites, EllipsisWriteToSliceWrite, FillToSliceWrite,
-                             InplaceArrayToSliceWrite, OutArgumentToSliceWrite)
+                             InplaceArrayToSliceWrite, OutArgumentToSliceWrite,
+                             SortToSliceWrite)
 from .selection import GatherReadsToTake
 from .stencils import StencilToHelper
 from .methods import (ContiguousAliases, FlatIterationToRavel, JitclassMethodsToCalls,
@@ -293,7 +294,7 @@ class CommonElementReads(Pass):
 
 
 NORMALISE = [ContiguousAliases(), InplaceArrayToSliceWrite(), DropSelfSliceWrites(), EllipsisWriteToSliceWrite(),
-             FillToSliceWrite(), OutArgumentToSliceWrite(),
+             FillToSliceWrite(), SortToSliceWrite(), OutArgumentToSliceWrite(),
              InplaceBinopToBinop(), ResolveModuleAttributes(), StencilToHelper(),
              ComprehensionToEmpty(), ListOperandsToArrays(), ArrayLiteralToWrites(), GatherReadsToTake(),
              MethodsToFunctions(), JitclassMethodsToCalls(),

@@ -24,7 +24,8 @@ nondiff(
     np.argmax, np.argmin, np.shape, np.size,
     length_of_iterator,  # (the size of an array comprehension)
     # index-valued functions of arrays
-    np.argsort, (types.Array, "argsort"), np.flatnonzero, np.nonzero, np.searchsorted,
+    np.argsort, (types.Array, "argsort"), "array.argsort", (types.Array, "argmax"),
+    (types.Array, "argmin"), "array.nonzero", np.flatnonzero, np.nonzero, np.searchsorted,
     np.digitize, np.count_nonzero, np.any, np.all, (types.Array, "any"),
     (types.Array, "all"), np.allclose, np.array_equal,
     # a shape check in the loops Numba builds for a @stencil kernel

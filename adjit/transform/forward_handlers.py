@@ -186,9 +186,12 @@ def fwd_reduction(ctx, stmt, e, cls):
 
 
 def fwd_unsupported_call(ctx, stmt, e, cls):
-    """A call no rule covers: the primal when nothing differentiated reaches it, else an
-    error naming the call as written."""
-    if not any(ctx.active(v) for v in stmt.value.list_vars()) and not ctx.active(stmt.target):
+    """A call no rule covers: the primal when nothing differentiated reaches it (its
+    arguments, the receiver of a method, the result), else an error naming the call as
+    written, as reverse mode gives (a method's receiver is not among the call's own
+    variables: ``y.sort()`` was copied, its tangent left unsorted)."""
+    reached = list(stmt.value.list_vars()) + list(cls.args)
+    if not any(ctx.active(v) for v in reached) and not ctx.active(stmt.target):
         e.stmt(clone_stmt(stmt))
         return
     name = call_name(cls.key) if cls.key is not None else str(ctx.typeof(stmt.value.func.name))

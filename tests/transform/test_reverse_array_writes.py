@@ -564,3 +564,55 @@ def test_ellipsis_writes_in_every_mode():
     # closed form in c: sum((c P)^2) + 4 c^2 x0, with P = outer(x[:2], x)
     expected = 2 * c * np.sum(np.outer(x[:2], x) ** 2) + 8 * c * x[0]
     assert np.isclose(adjit.grad(_ellipsis_buffers, argnums=2)(*args), expected, rtol=1e-13)
+
+
+def _sorted_weights(x):
+    """An in-place sort of a copy, then weights by rank, and a sorted view."""
+    y = x.copy()
+    y.sort()
+    z = x * x
+    z[1:].sort()
+    return np.sum(y * np.arange(1.0, y.shape[0] + 1)) + z[1] * z[-1]
+
+
+def _ranked_by_methods(x):
+    """``x.argsort()``, ``x.argmax()`` and ``x.argmin()`` as methods (index results)."""
+    idx = x.argsort()
+    return np.sum(x[idx] * np.arange(1.0, x.shape[0] + 1)) + x[x.argmax()] ** 2 - x[x.argmin()]
+
+
+def test_in_place_sort_and_index_methods_in_every_mode():
+    """``y.sort()`` is ``y[:] = np.sort(y)`` (forward mode copied the call and left the
+    tangent unsorted: a wrong jvp; reverse mode refused it); ``x.argsort()``,
+    ``x.argmax()`` and ``x.argmin()`` are non-differentiable like their functions."""
+    from adjit.testing import check_hvp, check_jvp
+    x = np.array([0.9, -0.7, 1.2, 0.4])
+    for f in (_sorted_weights, _ranked_by_methods):
+        check_grad(f, x)
+        check_jvp(f, x)
+        check_hvp(f, x)
+    # the jvp that was wrong: x[0] sorts to rank 3 (weight 3)
+    _, tangent = adjit.jvp(lambda x: np.sum(np.sort(x) * np.arange(1.0, 5.0)))(
+        x, np.array([1.0, 0.0, 0.0, 0.0]))
+    assert tangent == 3.0
+    # ranks 3, 1, 4, 2; argmax x[2] (2 x[2]); argmin x[1] (-1)
+    assert np.allclose(adjit.grad(_ranked_by_methods)(x), [3.0, 0.0, 6.4, 2.0], rtol=1e-14)
+
+
+def test_forward_mode_refuses_a_method_on_a_differentiated_receiver(monkeypatch):
+    """A method no rule covers, called on a differentiated array, is refused by jvp as by
+    grad, even when it returns nothing (it may write into its receiver): here
+    ``y.sort()`` with its rewrite taken out."""
+    from adjit.capture import normalise as passes
+    from adjit.capture.inplace_arrays import SortToSliceWrite
+
+    def unsorted(x):
+        y = x * 1.0
+        y.sort()
+        return np.sum(y * np.arange(1.0, 4.0))
+    monkeypatch.setattr(passes, "NORMALISE", [p for p in passes.NORMALISE
+                                              if not isinstance(p, SortToSliceWrite)])
+    x = np.array([0.9, -0.7, 1.2])
+    for transform, args in ((adjit.jvp(unsorted), (x, x)), (adjit.grad(unsorted), (x,))):
+        with pytest.raises(adjit.UnsupportedError, match="sort"):
+            transform(*args)

@@ -4,6 +4,7 @@ mechanism (slice writes, which save and restore what they overwrite) covers both
 every mode. adjit's own generated code keeps its in-place shadow updates."""
 from numba.core import ir, types
 from numba.core.registry import cpu_target
+from numba.np.ufunc.dufunc import DUFunc
 from numba.core.typing import signature
 
 from ..compile.dispatcher import is_derivative
@@ -272,7 +273,8 @@ class SortToSliceWrite(SliceWritePass):
 
 
 class OutArgumentToSliceWrite(SliceWritePass):
-    """``np.add(a, b, out)`` (a NumPy ufunc given its output array positionally) and
+    """``np.add(a, b, out)`` (a NumPy or ``@vectorize`` ufunc given its output array
+    positionally) and
     ``np.dot(A, B, out)`` become ``t = np.add(a, b); out[:] = t; r = out``: the result is
     an ordinary elementwise operation or product, written back through a slice write."""
 
@@ -289,7 +291,7 @@ class OutArgumentToSliceWrite(SliceWritePass):
             return None
         fnty = fn.typeof(expr.func.name)
         key = getattr(fnty, "typing_key", None) if isinstance(fnty, types.Function) else None
-        if isinstance(key, np.ufunc):
+        if isinstance(key, (np.ufunc, DUFunc)):  # a @vectorize ufunc too: gauss(x, m, out)
             nin = key.nin
         elif key is np.dot:
             nin = 2

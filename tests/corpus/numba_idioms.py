@@ -152,6 +152,15 @@ def vectorize_2d(X):
     return np.sum(_bump(X) ** 2)
 
 
+def vectorize_into_out(x, beta):
+    # a @vectorize ufunc given its output buffer positionally, as NumPy ufuncs take it
+    buf = np.empty_like(x)
+    _softplus(x, beta, buf)
+    grid = np.empty((2, x.shape[0]))
+    _bump(np.outer(x[:2], x), grid)
+    return np.sum(buf * x) + np.sum(grid ** 2)
+
+
 @numba.vectorize(["float64(float64, float64, float64, float64, float64, int64)"])
 def _newton_vol(forward, strike, maturity, price, guess, max_iter):
     # Black (1976) call prices inverted for the volatility by Newton's method
@@ -510,6 +519,7 @@ CASES = [
     Case(gamma_log_likelihood, (2.3, X6), 0),
     Case(vectorize_ufuncs, (X6, 0.8), (0, 1)),
     Case(vectorize_2d, (P4,), 0),
+    Case(vectorize_into_out, (X6, 0.8), (0, 1)),
     Case(fitted_in_place, (np.array([1.0, -1.0, 1.0, 1.0]), P4[:, :3].copy(),
                            np.array([0.1, -0.2, 0.3])), (1, 2)),
     Case(vectorize_six_operands, (np.array([101.0, 99.0, 100.5]), np.array([7.5, 6.0, 7.0])),

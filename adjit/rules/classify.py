@@ -115,7 +115,8 @@ def callee_key(fn, func_var):
     return callee_object(fn, func_var), None
 
 
-BINOPS = (operator.add, operator.sub, operator.mul, operator.truediv, operator.pow)
+BINOPS = (operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.mod,
+          operator.floordiv)
 UNARY = (operator.neg,)
 # comparisons make boolean masks (``z * (z >= 0)``): no derivative, recomputed when read
 COMPARE = (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne)

@@ -129,3 +129,21 @@ def test_a_result_read_only_for_its_shape_is_not_computed_by_the_gradient():
            for block in discard_result(build_forward(ctx, rev)).values()
            for stmt in block.body if hasattr(stmt, "value") and hasattr(stmt.value, "op")]
     assert ops.count("call") == 1 and "binopsub" in ops, ops  # the tape push only
+
+
+def _remainders(x):
+    """``%`` and ``//`` on float arrays (and a scalar over an array, a broadcast one)."""
+    return (np.sum((x * 2.0) % 0.7 * x) + np.sum(1.3 % (x + 2.0))
+            + np.sum(np.outer(x, x) % x) + np.sum((x * 3.0) // 0.5 * x))
+
+
+def test_remainder_and_floor_division_operators_on_arrays_in_every_mode():
+    """``x % c`` and ``x // c`` on arrays are elementwise like ``np.mod`` (reverse mode
+    refused them as an array it could not account for; forward mode took them)."""
+    from adjit.testing import check_hvp, check_jvp
+    x = np.array([0.95, -0.65, 1.25])
+    check_grad(_remainders, x)
+    check_jvp(_remainders, x)
+    check_hvp(_remainders, x)
+    # d/dx of (3x // 0.5) x is floor(6x): 5, -4, 7, beside the remainders' 5.5, 1.9, 6
+    np.testing.assert_allclose(adjit.grad(_remainders)(x), [10.5, -2.1, 13.0], rtol=1e-12)

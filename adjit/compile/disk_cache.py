@@ -100,6 +100,19 @@ class GuardedCache(caching.Cache):
             return None
 
 
+def _type_classes(sig):
+    """The classes of a signature's types, nested: types that print alike differ by class
+    (a tuple argument and the ``*args`` tuple of an ``@njit`` caller, ``UniTuple`` and
+    ``StarArgUniTuple``), and would share one single-entry file, each overwriting the
+    other's entry, so no process found its own."""
+    def describe(typ):
+        inner = getattr(typ, "types", None)
+        if isinstance(inner, tuple):
+            return f"{type(typ).__name__}({','.join(map(describe, inner))})"
+        return type(typ).__name__
+    return ";".join(describe(t) for t in sig) if isinstance(sig, tuple) else repr(type(sig))
+
+
 class DerivativeCache(GuardedCache):
     """A Numba dispatcher cache for one derivative (see the module docstring).
 
@@ -119,7 +132,7 @@ class DerivativeCache(GuardedCache):
         """The index/data pair of one signature under the current fingerprint (one entry
         per index file, so concurrent writers of different signatures lose nothing)."""
         stamp = self._stamp()
-        digest = hashlib.sha256(repr(key).encode()).hexdigest()[:12]
+        digest = hashlib.sha256((repr(key) + _type_classes(key[0])).encode()).hexdigest()[:12]
         base = f"{self._prefix}-{stamp[:16]}-{digest}.{sys.implementation.cache_tag}"
         return _SingleEntryFile(self._cache_path, base, stamp)
 

@@ -46,7 +46,12 @@ def _function_digest(py_func, h):
 
 
 def _named(value):
-    return f"{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', value)}"
+    """``module.qualname`` of a function, class or object, with a script's module under
+    one name: ``__main__`` in the process that runs it is ``__mp_main__`` in the workers
+    ``multiprocessing`` spawns, which should find the same cached derivatives."""
+    module = getattr(value, '__module__', '?')
+    module = "__main__" if module == "__mp_main__" else module
+    return f"{module}.{getattr(value, '__qualname__', value)}"
 
 
 def _value_digest(value, h, where):
@@ -62,7 +67,8 @@ def _value_digest(value, h, where):
         h.update(f"array:{value.dtype.str}:{value.shape}".encode())
         h.update(np.ascontiguousarray(value).tobytes())
     elif isinstance(value, pytypes.ModuleType):
-        h.update(f"module:{value.__name__}".encode())
+        name = "__main__" if value.__name__ == "__mp_main__" else value.__name__
+        h.update(f"module:{name}".encode())
     elif python_function(value) is not None:
         py_func = python_function(value)
         options = getattr(value, "targetoptions", None) or {}

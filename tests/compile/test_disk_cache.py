@@ -229,3 +229,24 @@ def test_a_rule_registered_in_a_script_is_part_of_the_fingerprint():
     before = fingerprint(namespace["script_f"], "grad0")
     defderiv(namespace["script_square"], eval("lambda a: 3.0 * a", {"__name__": "__main__"}))
     assert fingerprint(namespace["script_f"], "grad0") != before
+
+
+def _script_function(x):
+    return np.sum(np.sin(x) * x)
+
+
+def test_a_script_function_has_one_fingerprint_in_its_spawned_workers():
+    """A script's functions live in ``__main__``, and in ``__mp_main__`` in the workers
+    ``multiprocessing`` spawns: both must key the same cached derivative (the workers
+    compiled it again)."""
+    import types as pytypes
+    from adjit.capture.fingerprint import fingerprint
+
+    def in_module(name):
+        f = pytypes.FunctionType(_script_function.__code__, _script_function.__globals__,
+                                 "_script_function")
+        f.__module__ = name
+        return f
+    assert (fingerprint(in_module("__main__"), "grad0")
+            == fingerprint(in_module("__mp_main__"), "grad0")
+            != fingerprint(in_module("elsewhere"), "grad0"))

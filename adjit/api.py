@@ -16,8 +16,8 @@ from numba.core import ir, types
 
 from .capture.freshness import StalenessCheck, ensure_current
 from .capture.typed_ir import capture, py_function_of
-from .compile.caches import OwnedCache
-from .compile.dispatcher import generated_dispatcher, set_rebuilder
+from .compile.caches import OwnedCache, registered_cache, track_dispatcher
+from .compile.dispatcher import generated_dispatcher, refreshed_jit, set_rebuilder
 from .compile.inline_library import INTERNAL_JIT_OPTIONS
 from .errors import ArgumentError
 from .ir.builder import Emitter, raise_unless
@@ -487,7 +487,6 @@ def hessian(func, cache=False):
     symmetrised to remove rounding asymmetry. Returns a float for a scalar x and an
     (x.size, x.size) array otherwise. ``cache=True`` caches its ``hvp`` on disk (the
     small column loop around it is compiled in each process)."""
-    import numba
     if not callable(func):
         raise ArgumentError(f"adjit.hessian expects a function, got {func!r}")
     py_func = py_function_of(func)
@@ -506,10 +505,9 @@ def hessian(func, cache=False):
         if key in _transforms:
             return _transforms[key]
 
-    @numba.njit
     def dense_hessian(x):
         return _hessian_columns(hv, x)
-
+    dense_hessian = refreshed_jit(dense_hessian, StalenessCheck(func))
     with _lock:
         return _transforms.setdefault(key, dense_hessian)
 
@@ -544,7 +542,19 @@ def _hessian_kernel():
                     out[j, i] = s
             return out
         return impl
-    return numba.njit(lambda hv, x: columns(hv, x))
+
+    class CompiledColumns:
+        """The overload's compiled implementations hold the HVP's code: a rebound callee
+        (``invalidate_all``) must drop them, as it resets ``_hessian_columns``."""
+
+        @staticmethod
+        def clear():
+            from numba.core.registry import cpu_target
+            for template in cpu_target.typing_context.resolve_value_type(columns).templates:
+                template._impl_cache.clear()
+                template._compiled_overloads.clear()
+    registered_cache(CompiledColumns)
+    return track_dispatcher(numba.njit(lambda hv, x: columns(hv, x)))
 
 
 _hessian_columns = _hessian_kernel()

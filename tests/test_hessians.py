@@ -315,3 +315,34 @@ def test_forward_mode_over_forward_mode_array_code_is_refused_in_the_users_terms
     assert "forward-mode derivative of adjit's own forward-mode code" in message
     assert "in function '_sin_weighted'" in message and "np.sin(x) * x" in message
     assert "tangent_like" in message  # what was missing, quoted as the detail
+
+
+def test_a_held_hessian_follows_a_rebound_helper(tmp_path, monkeypatch):
+    """``hessian(f)`` held across a rebind, called again from Python and requested anew,
+    gives the new Hessian (its column loop and the overload inside it kept the first
+    HVP's code compiled in)."""
+    import sys
+    import textwrap
+    (tmp_path / "adjit_rebind_hessian.py").write_text(textwrap.dedent("""
+        import math, numba
+
+        @numba.njit
+        def helper(a):
+            return math.sin(a)
+
+        def f(x):
+            s = 0.0
+            for v in x:
+                s += helper(v)
+            return s
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import adjit_rebind_hessian as mod
+    x = np.array([0.3, -0.7, 1.1])
+    held = adjit.hessian(mod.f)
+    np.testing.assert_allclose(held(x), np.diag(-np.sin(x)), rtol=1e-12, atol=1e-15)
+    mod.helper = numba.njit(lambda a: a ** 3)
+    np.testing.assert_allclose(held(x), np.diag(6 * x), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(adjit.hessian(mod.f)(x), np.diag(6 * x), rtol=1e-12,
+                               atol=1e-15)
+    sys.modules.pop("adjit_rebind_hessian")

@@ -224,6 +224,26 @@ class TransformDispatcher(GeneratedDispatcher):
         return ArgumentError(f"adjit: {self.py_func.__name__} takes ({params}); {error}")
 
 
+class RefreshedJit(CPUDispatcher):
+    """A plain ``@njit`` function around a transform (``hessian``'s column loop): Numba
+    compiles the transform's code into it, so a rebound callee would leave it stale. It
+    runs the transform's staleness check first (``adjit_refresh``, which resets every
+    tracked dispatcher when a name was rebound), and is tracked, so it compiles again."""
+
+    def __call__(self, *args, **kwargs):
+        refresh = getattr(self, "adjit_refresh", None)
+        if refresh is not None:
+            refresh()
+        return super().__call__(*args, **kwargs)
+
+
+def refreshed_jit(py_func, refresh):
+    """``numba.njit(py_func)`` as a ``RefreshedJit`` checking ``refresh`` on each call."""
+    dispatcher = RefreshedJit(py_func, targetoptions={"nopython": True})
+    dispatcher.adjit_refresh = refresh
+    return track_dispatcher(dispatcher)
+
+
 def internal_error(name, error):
     """The ``UnsupportedError`` for generated code adjit could not build or Numba could
     not type: the function, where in the user's source it was (when Numba says), and the

@@ -131,9 +131,13 @@ def fingerprint(func, key):
     _function_digest(root, h)
     done = {root}
     for py_func, name, value in snapshot(root):
-        if py_func not in done:
-            done.add(py_func)
-            _function_digest(py_func, h)
+        # the reader, and a user function it reads: a helper that reads no global of
+        # its own is never a reader, and its code and defaults count all the same
+        for reached in (py_func, python_function(value)):
+            if (reached is not None and reached not in done
+                    and not is_library_module(getattr(reached, "__module__", None))):
+                done.add(reached)
+                _function_digest(reached, h)
         h.update(name.encode())
         _value_digest(value, h, f"'{name}' (read by {py_func.__qualname__})")
     _user_rules_digest(h)

@@ -69,8 +69,12 @@ def snapshot(func, watch=None):
                 read.append((name, cell.cell_contents, cell, None))
             except ValueError:  # an empty cell
                 continue
-        for name, value, _, _ in list(read):
-            read += _module_attributes(name, value, names)
+        k = 0
+        while k < len(read):  # pkg.sub.helper: modules of modules, each one once
+            name, value = read[k][:2]
+            if isinstance(value, pytypes.ModuleType) and name.count(".") < 8:
+                read += _module_attributes(name, value, names)
+            k += 1
         for name, value, namespace, key in read:
             out.append((py_func, name, value))
             if watch is not None:

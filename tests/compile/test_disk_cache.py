@@ -250,3 +250,46 @@ def test_a_script_function_has_one_fingerprint_in_its_spawned_workers():
     assert (fingerprint(in_module("__main__"), "grad0")
             == fingerprint(in_module("__mp_main__"), "grad0")
             != fingerprint(in_module("elsewhere"), "grad0"))
+
+
+def _namespace(helper_source, extra_globals=None):
+    """``f`` calling ``helper`` (defined by ``helper_source``), in a fresh namespace."""
+    import numba
+    namespace = {"numba": numba, "np": np, **(extra_globals or {})}
+    exec(textwrap.dedent(helper_source) + textwrap.dedent("""
+        def f(x):
+            return helper(x) * x
+    """), namespace)
+    return namespace
+
+
+def test_the_code_and_defaults_of_a_helper_that_reads_no_globals_count():
+    """A leaf helper (it reads no global of its own) was fingerprinted by name only, so
+    an edit of its body or of a default was served stale from the disk cache."""
+    from adjit.capture.fingerprint import fingerprint
+    square = """
+        @numba.njit
+        def helper(a, p=2.0):
+            return a ** p
+    """
+    prints = {fingerprint(_namespace(source)["f"], "grad0") for source in (
+        square, square.replace("a ** p", "a ** p + a"), square.replace("p=2.0", "p=3.0"))}
+    assert len(prints) == 3
+
+
+def test_a_helper_reached_through_a_package_submodule_is_tracked():
+    """``pkg.sub.helper(x)``: module attributes are followed to any depth, for the
+    fingerprint and for the in-process rebind check (one level was followed)."""
+    import types as pytypes
+    import numba
+    from adjit.capture.fingerprint import fingerprint
+    from adjit.capture.freshness import snapshot
+    pkg, sub = pytypes.ModuleType("adjit_test_pkg"), pytypes.ModuleType("adjit_test_pkg.sub")
+    pkg.sub = sub
+    sub.helper = numba.njit(lambda a: np.sin(a))
+    namespace = {"pkg": pkg, "np": np}
+    exec("def f(x):\n    return pkg.sub.helper(x) * x\n", namespace)
+    before = fingerprint(namespace["f"], "grad0")
+    assert "pkg.sub.helper" in [name for _, name, _ in snapshot(namespace["f"])]
+    sub.helper = numba.njit(lambda a: np.cos(a))
+    assert fingerprint(namespace["f"], "grad0") != before

@@ -89,6 +89,20 @@ def _rename_arg(blocks, index, name):
     return blocks
 
 
+def unread_result(fn, target, typ):
+    """Whether ``target`` (a stencil call's result, of another layout than ``typ``, the
+    helper's) is never read: a call made for its ``out=`` array alone, whose result
+    may take the helper's type."""
+    old = fn.typeof(target.name)
+    if not (isinstance(old, types.Array) and isinstance(typ, types.Array)
+            and (old.dtype, old.ndim) == (typ.dtype, typ.ndim)):
+        return False
+    return not any(target.name in (v.name for v in stmt.list_vars())
+                   for block in fn.func_ir.blocks.values() for stmt in block.body
+                   if not (isinstance(stmt, ir.Assign) and stmt.target.name == target.name)
+                   and not isinstance(stmt, ir.Del))
+
+
 class StencilToHelper:
     """``y = kernel(a, ...)`` with a ``@stencil`` kernel -> ``y = helper(a, ...)``."""
 
@@ -109,8 +123,13 @@ class StencilToHelper:
                 helper = stencil_helper(gvals[value.func.name], argtypes, bool(value.kws))
                 fnty = types.Dispatcher(helper)
                 sig = tyctx.resolve_function_type(fnty, argtypes, {})
-                if sig is None or sig.return_type != fn.typeof(stmt.target.name):
+                if sig is None:
                     continue
+                if sig.return_type != fn.typeof(stmt.target.name):
+                    if not unread_result(fn, stmt.target, sig.return_type):
+                        continue
+                    # out=u[:, :]: the helper returns the view Numba types as a C array
+                    fn.typemap[stmt.target.name] = sig.return_type
                 var = ir.Var(block.scope, fresh_name("$stencil"), stmt.loc)
                 block.body.insert(block.body.index(stmt),
                                   ir.Assign(ir.Global(helper.__name__, helper, stmt.loc), var,

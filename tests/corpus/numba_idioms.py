@@ -289,6 +289,13 @@ def stencil_smoothing(u):
     return np.sum(u * u)
 
 
+def stencil_into_full_view(u, w):
+    # out= a view of the whole buffer, and the call's own result left unused
+    out = np.zeros_like(u)
+    _smooth2d(u * w, out=out[:, :])
+    return np.sum(out ** 2)
+
+
 @numba.njit
 def _blur_steps(u, iterations):
     # numba's gaussian-blur example: a stencil applied again and again, swapping arrays
@@ -533,6 +540,7 @@ CASES = [
     Case(vector_literals, (V3, 0.6), (0, 1)),
     Case(comprehension_array, (X6,), 0),
     Case(stencil_smoothing, (P4,), 0),
+    Case(stencil_into_full_view, (P4, 0.7), (0, 1)),
     Case(stencil_cval_scalar, (X6, 0.7), (0, 1)),
     Case(stencil_in_a_helper, (X6,), 0),
     Case(ufuncs_into_out, (np.array([0.5, 1.2, 2.0]), np.array([1.1, 0.4, 0.9])), (0, 1)),

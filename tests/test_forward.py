@@ -147,3 +147,23 @@ def test_jvp_leaves_the_tangents_of_written_arguments_alone():
     np.testing.assert_array_equal(dg, [1.0, 0.0, 2.0])  # was updated in place
     np.testing.assert_array_equal(g, final)  # the primal's own write stays, as in Numba
     check_jvp(_accumulates_into, x, g_in)
+
+
+def _squares_in_a_dict(x):
+    d = numba.typed.Dict.empty(key_type=numba.int64, value_type=numba.float64)
+    for i in range(x.shape[0]):
+        d[i] = x[i] ** 2
+    s = 0.0
+    for k in d:
+        s += d[k]
+    return s
+
+
+def test_a_typed_dict_write_is_refused_alike_in_both_modes():
+    """A differentiated value written into a typed Dict: both modes name the Dict (jvp
+    called it "a constant array")."""
+    x = np.ones(3)
+    for transform, args in ((adjit.jvp(_squares_in_a_dict), (x, x)),
+                            (adjit.grad(_squares_in_a_dict), (x,))):
+        with pytest.raises(adjit.UnsupportedError, match=r"writing into a DictType"):
+            transform(*args)

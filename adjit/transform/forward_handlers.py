@@ -529,8 +529,11 @@ def fwd_setitem(ctx, stmt, e):
     e.stmt(clone_stmt(stmt))
     if ctx.active(stmt.target) or ctx.active(stmt.value):
         if not ctx.active(stmt.target):
-            raise ctx.unsupported("writing a differentiated value into a constant array",
-                                  stmt.loc)
+            container = ctx.typeof(stmt.target.name)
+            raise ctx.unsupported(
+                "writing a differentiated value into a constant array"
+                if isinstance(container, types.Array) else f"writing into a {container}",
+                stmt.loc)  # (a typed Dict, as reverse mode words it)
         index = (stmt.index if isinstance(stmt, ir.SetItem)
                  else stmt.index_var or ir.Const(stmt.index, stmt.loc))
         if isinstance(index, ir.Const):

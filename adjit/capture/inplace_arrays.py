@@ -172,6 +172,22 @@ class InplaceArrayToSliceWrite(SliceWritePass):
         return 2 + n
 
 
+def float_array_method(fn, defs, stmt, method, nargs):
+    """The float array that ``stmt`` calls ``method`` on with ``nargs`` positional
+    arguments (``r = a.fill(v)``), or None."""
+    expr = stmt.value if isinstance(stmt, ir.Assign) else None
+    if not (isinstance(expr, ir.Expr) and expr.op == "call" and len(expr.args) == nargs
+            and not expr.kws and expr.vararg is None):
+        return None
+    bound = defs.get(expr.func.name)
+    if not (isinstance(bound, ir.Expr) and bound.op == "getattr" and bound.attr == method):
+        return None
+    typ = fn.typeof(bound.value.name)
+    if isinstance(typ, types.Array) and isinstance(typ.dtype, types.Float):
+        return bound.value
+    return None
+
+
 class FillToSliceWrite(SliceWritePass):
     """``a.fill(v)`` on a float array becomes ``a[:] = v; r = None``: the same slice write
     as above, so what it overwrites is saved and a differentiated ``v`` gets its adjoint."""
@@ -181,17 +197,7 @@ class FillToSliceWrite(SliceWritePass):
     @staticmethod
     def found(fn, defs, stmt):
         """The float array ``stmt`` calls ``.fill(v)`` on, or None."""
-        expr = stmt.value if isinstance(stmt, ir.Assign) else None
-        if not (isinstance(expr, ir.Expr) and expr.op == "call" and len(expr.args) == 1
-                and not expr.kws and expr.vararg is None):
-            return None
-        bound = defs.get(expr.func.name)
-        if not (isinstance(bound, ir.Expr) and bound.op == "getattr" and bound.attr == "fill"):
-            return None
-        typ = fn.typeof(bound.value.name)
-        if isinstance(typ, types.Array) and isinstance(typ.dtype, types.Float):
-            return bound.value
-        return None
+        return float_array_method(fn, defs, stmt, "fill", 1)
 
     @staticmethod
     def rewrite(fn, block, k, arr):
@@ -239,19 +245,10 @@ class SortToSliceWrite(SliceWritePass):
 
     @staticmethod
     def found(fn, defs, stmt):
-        """The float array ``stmt`` calls ``.sort()`` on, or None."""
-        expr = stmt.value if isinstance(stmt, ir.Assign) else None
-        if not (isinstance(expr, ir.Expr) and expr.op == "call" and not expr.args
-                and not expr.kws and expr.vararg is None):
-            return None
-        bound = defs.get(expr.func.name)
-        if not (isinstance(bound, ir.Expr) and bound.op == "getattr" and bound.attr == "sort"):
-            return None
-        typ = fn.typeof(bound.value.name)
-        if (isinstance(typ, types.Array) and typ.ndim == 1
-                and isinstance(typ.dtype, types.Float)):  # np.sort's rule: 1-D
-            return bound.value
-        return None
+        """The 1-D float array ``stmt`` calls ``.sort()`` on (np.sort's rule is 1-D), or
+        None."""
+        arr = float_array_method(fn, defs, stmt, "sort", 0)
+        return arr if arr is not None and fn.typeof(arr.name).ndim == 1 else None
 
     @staticmethod
     def rewrite(fn, block, k, arr):

@@ -167,3 +167,35 @@ def test_a_typed_dict_write_is_refused_alike_in_both_modes():
                             (adjit.grad(_squares_in_a_dict), (x,))):
         with pytest.raises(adjit.UnsupportedError, match=r"writing into a DictType"):
             transform(*args)
+
+
+@numba.njit
+def _maybe(x, k):
+    if k < 0:
+        return None
+    return x * x + k
+
+
+def _through_an_optional_helper(x):
+    r = _maybe(x, 1)
+    if r is not None:
+        return np.sin(r)
+    return 0.0
+
+
+def _through_an_optional_value(x, k):
+    r = x * x + k if k > 0 else None
+    if r is not None:
+        return np.sin(r)
+    return 0.0
+
+
+def test_a_value_that_may_be_none_is_refused_in_both_modes():
+    """An optional float carries no tangent: jvp gave a zero tangent through it (a wrong
+    number), where grad refuses it."""
+    for f, args, tangents in ((_through_an_optional_helper, (0.7,), (1.0,)),
+                              (_through_an_optional_value, (0.7, 1), (1.0,))):
+        with pytest.raises(adjit.UnsupportedError, match="may be None|Optional"):
+            adjit.jvp(f)(*args, *tangents)
+        with pytest.raises(adjit.UnsupportedError, match="Optional"):
+            adjit.grad(f)(*args)

@@ -176,6 +176,10 @@ def build_jvp_blocks(ctx, arg_names):
             if isinstance(stmt, ir.Assign) and stmt.target.name in ctx.act.control_only:
                 e.stmt(clone_stmt(stmt))  # steers control flow only: no tangent
                 continue
+            if isinstance(stmt, ir.Assign) and may_be_none(ctx, stmt.target):
+                raise ctx.unsupported(f"a value that may be None "
+                                      f"('{stmt.target.name}', {ctx.typeof(stmt.target.name)})",
+                                      stmt.loc, "return or use a float on every path")
             handler = FWD_HANDLERS.get(node_kind(stmt))
             if handler is None:
                 if any(ctx.active(v) for v in stmt.list_vars()):
@@ -205,6 +209,14 @@ def build_jvp_blocks(ctx, arg_names):
         blocks[label] = block
     plain_constant_products(blocks)
     return blocks
+
+
+def may_be_none(ctx, var):
+    """Whether ``var`` is an optional float that carries derivatives (``r = x * x if c
+    else None``, a helper that may return None): it has no tangent, so anything read
+    from it would have a silent zero one."""
+    return (isinstance(ctx.typeof(var.name), types.Optional)
+            and var.name in ctx.act.carriers)
 
 
 def _is_forward_mode_code(func):

@@ -616,3 +616,25 @@ def test_forward_mode_refuses_a_method_on_a_differentiated_receiver(monkeypatch)
     for transform, args in ((adjit.jvp(unsorted), (x, x)), (adjit.grad(unsorted), (x,))):
         with pytest.raises(adjit.UnsupportedError, match="sort"):
             transform(*args)
+
+
+@numba.njit
+def _solve_in_place_and_return(d, r):
+    x = np.empty(2)
+    r[1] -= d[0] * r[0]
+    x[0] = d[0] * r[1]
+    x[1] = d[1]
+    return x
+
+
+def _thomas_like(d, r):
+    return np.sum(_solve_in_place_and_return(d, r) ** 2)
+
+
+def test_a_helper_writing_its_arguments_and_returning_a_new_array_is_refused_by_name():
+    """Reverse mode refused it saying no rule makes the array and advising an @njit
+    helper, which it is; it now names the helper and what to change."""
+    d, r = np.array([1.0, 2.0]), np.array([0.5, 0.7])
+    with pytest.raises(adjit.UnsupportedError,
+                       match="'_solve_in_place_and_return' writing into its arguments"):
+        adjit.grad(_thomas_like, argnums=(0, 1))(d, r)

@@ -324,6 +324,14 @@ class Shadows(TupleItems, SavedShapes):
             value = self.definition(value.value.name)
         if not (isinstance(value, ir.Expr) and value.op == "call"):
             return
+        if (isinstance(self.typeof(value.func.name), types.Dispatcher)
+                and call_writes(self.fn, value)):  # why array_call passed it over
+            callee = self.typeof(value.func.name).dispatcher.py_func.__qualname__
+            raise self.unsupported(
+                f"'{callee}' writing into its arguments and returning a new array", loc,
+                "reverse mode takes a new array from a helper that writes nothing, or "
+                "writes into an array argument from a helper that returns nothing or an "
+                "argument: split the helper in two, or pass the result in as an out= array")
         cls = classify_call(self.fn, value)
         if cls.kind == "unsupported":
             name = (call_name(cls.key) if cls.key is not None

@@ -201,12 +201,6 @@ def calibrate(fn, packed, structure, target_s, min_calls=1, max_calls=10_000_000
     return int(min(max_calls, max(min_calls, target_s / per_call)))
 
 
-def time_callable(fn, packed, structure, calls, rounds):
-    """Time ``rounds`` rounds of ``calls`` calls (driver must already be compiled)."""
-    return timing_of([run_driver(fn, packed, structure, calls) / calls
-                      for _ in range(rounds)], calls)
-
-
 def python_round(fn, packed, target_s, min_calls=1, calls=None):
     """``--quick``'s timer: ``(one_round, calls)`` for calls made from Python, cycling
     through the packed inputs. No driver is compiled (a driver inlines the derivative and
@@ -226,8 +220,3 @@ def python_round(fn, packed, target_s, min_calls=1, calls=None):
         calls = int(max(min_calls, 1, min(1_000_000, target_s / max(per_call, 1e-7))))
     return (lambda: run(calls)), calls
 
-
-def time_from_python(fn, packed, target_s, rounds, min_calls=1, calls=None):
-    """``python_round``'s rounds for one callable."""
-    one_round, calls = python_round(fn, packed, target_s, min_calls, calls)
-    return timing_of([one_round() / calls for _ in range(rounds)], calls)

@@ -45,12 +45,16 @@ def _function_digest(py_func, h):
         _value_digest(value, h, f"a default of {py_func.__qualname__}")
 
 
+def _module_name(name):
+    """A module's name, with a script's under one name: ``__main__`` in the process that
+    runs it is ``__mp_main__`` in the workers ``multiprocessing`` spawns, which should
+    find the same cached derivatives."""
+    return "__main__" if name == "__mp_main__" else name
+
+
 def _named(value):
-    """``module.qualname`` of a function, class or object, with a script's module under
-    one name: ``__main__`` in the process that runs it is ``__mp_main__`` in the workers
-    ``multiprocessing`` spawns, which should find the same cached derivatives."""
-    module = getattr(value, '__module__', '?')
-    module = "__main__" if module == "__mp_main__" else module
+    """``module.qualname`` of a function, class or object."""
+    module = _module_name(getattr(value, '__module__', '?'))
     return f"{module}.{getattr(value, '__qualname__', value)}"
 
 
@@ -67,8 +71,7 @@ def _value_digest(value, h, where):
         h.update(f"array:{value.dtype.str}:{value.shape}".encode())
         h.update(np.ascontiguousarray(value).tobytes())
     elif isinstance(value, pytypes.ModuleType):
-        name = "__main__" if value.__name__ == "__mp_main__" else value.__name__
-        h.update(f"module:{name}".encode())
+        h.update(f"module:{_module_name(value.__name__)}".encode())
     elif python_function(value) is not None:
         py_func = python_function(value)
         options = getattr(value, "targetoptions", None) or {}

@@ -329,9 +329,8 @@ class Shadows(TupleItems, SavedShapes):
             callee = self.typeof(value.func.name).dispatcher.py_func.__qualname__
             raise self.unsupported(
                 f"'{callee}' writing into its arguments and returning a new array", loc,
-                "reverse mode takes a new array from a helper that writes nothing, or "
-                "writes into an array argument from a helper that returns nothing or an "
-                "argument: split the helper in two, or pass the result in as an out= array")
+                "reverse mode takes a new array only from a helper that writes nothing: "
+                "split the helper in two, or pass the result in as an out= array")
         cls = classify_call(self.fn, value)
         if cls.kind == "unsupported":
             name = (call_name(cls.key) if cls.key is not None

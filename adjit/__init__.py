@@ -8,6 +8,13 @@ from . import rules  # noqa: F401  (registers the built-in rules)
 from .api import clear_cache, grad, hessian, hvp, jvp, show, value_and_grad, vjp
 from .errors import AdjitError, ArgumentError, CacheWarning, UnsupportedError
 from .runtime import runtime_stats
+from .compile.stamps import environment_stamp as _environment_stamp
+
+# the stamp of adjit's sources, taken now, when they are the code just imported: taken at
+# the first cache use, a source edited since the import (a checkout switched, a package
+# upgraded under a running process) labelled kernels compiled from the old code with the
+# new stamp, and later processes loaded them as current
+_environment_stamp()
 
 __version__ = "0.1.0"
 

@@ -304,3 +304,14 @@ def test_the_environment_stamp_reads_sources_not_the_kernel_cache(tmp_path):
     (tmp_path / "rules" / "__pycache__" / "stray.py").write_text("")
     (tmp_path / "rules" / "__pycache__" / "adjit-kernel-1.nbi").write_text("")
     assert [p.relative_to(tmp_path).as_posix() for p in _sources(tmp_path)] == ["rules/core.py"]
+
+
+def test_the_environment_stamp_is_taken_when_adjit_is_imported():
+    """Taken at the first cache use instead, a source edited after the import labelled
+    kernels compiled from the imported code with the edited code's stamp (a wrong
+    gradient for later processes that loaded them)."""
+    code = ("import adjit\nfrom adjit.compile.stamps import environment_stamp\n"
+            "print(environment_stamp.cache_info().currsize)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
+    assert proc.stdout.strip().splitlines()[-1] == "1", proc.stderr

@@ -16,13 +16,13 @@ from numba.core import ir, types
 
 from .capture.freshness import StalenessCheck, ensure_current
 from .capture.typed_ir import capture, py_function_of
-from .compile.caches import OwnedCache, registered_cache, track_dispatcher
+from .compile.caches import OwnedCache
 from .compile.dispatcher import generated_dispatcher, refreshed_jit, set_rebuilder
-from .compile.inline_library import INTERNAL_JIT_OPTIONS
 from .errors import ArgumentError
 from .ir.builder import Emitter, raise_unless
 from .ir.inlining import splice
 from .runtime import tape_acquire
+from .runtime.hessian_columns import hessian_columns
 from .capture.effects import callee_writes
 from .ir.value_types import is_differentiable, is_float, is_float_array
 from .rules.arrays import zeros_shadow
@@ -506,58 +506,10 @@ def hessian(func, cache=False):
             return _transforms[key]
 
     def dense_hessian(x):
-        return _hessian_columns(hv, x)
+        return hessian_columns(hv, x)
     dense_hessian = refreshed_jit(dense_hessian, StalenessCheck(func))
     with _lock:
         return _transforms.setdefault(key, dense_hessian)
-
-
-def _hessian_kernel():
-    import numba
-    from numba.extending import overload
-
-    def columns(hv, x):
-        pass
-
-    @overload(columns, jit_options=INTERNAL_JIT_OPTIONS)
-    def columns_impl(hv, x):
-        if isinstance(x, types.Float):
-            return lambda hv, x: hv(x, 1.0)
-
-        def impl(hv, x):
-            n = x.size
-            out = np.empty((n, n), dtype=x.dtype)
-            e = np.zeros_like(x)
-            flat = e.reshape(n)
-            for j in range(n):
-                flat[j] = 1.0
-                col = hv(x, e).reshape(n)
-                for i in range(n):
-                    out[i, j] = col[i]
-                flat[j] = 0.0
-            for i in range(n):
-                for j in range(i + 1, n):
-                    s = 0.5 * (out[i, j] + out[j, i])
-                    out[i, j] = s
-                    out[j, i] = s
-            return out
-        return impl
-
-    class CompiledColumns:
-        """The overload's compiled implementations hold the HVP's code: a rebound callee
-        (``invalidate_all``) must drop them, as it resets ``_hessian_columns``."""
-
-        @staticmethod
-        def clear():
-            from numba.core.registry import cpu_target
-            for template in cpu_target.typing_context.resolve_value_type(columns).templates:
-                template._impl_cache.clear()
-                template._compiled_overloads.clear()
-    registered_cache(CompiledColumns)
-    return track_dispatcher(numba.njit(lambda hv, x: columns(hv, x)))
-
-
-_hessian_columns = _hessian_kernel()
 
 
 def _jvp_primal_count(func, argtypes):

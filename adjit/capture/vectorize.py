@@ -4,7 +4,7 @@ A ``DUFunc`` applied to arrays (``y = smooth(x, 0.5)``) is rewritten into a call
 ``@njit`` map helper that loops over the elements and calls the kernel (the user's
 scalar function, compiled with ``numba.njit``); applied to scalars it becomes a call of
 the kernel itself. Both are then ordinary ``@njit`` calls that adjit derives in every
-mode, so a ufunc needs no rule of its own. Helpers exist for 1-D and 2-D results and
+mode, so a ufunc needs no rule of its own. Helpers exist for 1-D, 2-D and 3-D results and
 one to eight operands, each an array of the result's shape or a scalar (no other
 broadcasting: a mismatched shape raises ``ValueError`` as the ufunc would).
 """
@@ -37,6 +37,12 @@ def _item2(a, i, j):
 
 
 @internal_jit
+def _item3(a, i, j, k):
+    """Element ``(i, j, k)`` of a 3-D operand."""
+    return a[i, j, k]
+
+
+@internal_jit
 def _same1(a, i):
     """A scalar operand, the same at every position."""
     return a
@@ -44,6 +50,11 @@ def _same1(a, i):
 
 @internal_jit
 def _same2(a, i, j):
+    return a
+
+
+@internal_jit
+def _same3(a, i, j, k):
     return a
 
 
@@ -121,6 +132,30 @@ def _map_2d(kernel, get, check):
     return map2d
 
 
+def _map_3d(kernel, get, check):
+    """The loops of a 3-D result over eight operands read by ``get``."""
+    g0, g1, g2, g3, g4, g5, g6, g7 = get
+    c0, c1, c2, c3, c4, c5, c6, c7 = check
+
+    def map3d(a, b, c, d, e, f, g, h, shape):
+        c0(a, shape), c1(b, shape), c2(c, shape), c3(d, shape)
+        c4(e, shape), c5(f, shape), c6(g, shape), c7(h, shape)
+        out = np.empty(shape)
+        for i in range(shape[0]):
+            for j in range(shape[1]):
+                for k in range(shape[2]):
+                    out[i, j, k] = kernel(
+                        g0(a, i, j, k), g1(b, i, j, k), g2(c, i, j, k), g3(d, i, j, k),
+                        g4(e, i, j, k), g5(f, i, j, k), g6(g, i, j, k), g7(h, i, j, k))
+        return out
+    return map3d
+
+
+#: per result rank: how an array operand is read, how a scalar one, and the loop nest
+_BY_RANK = {1: (_item1, _same1, _map_1d), 2: (_item2, _same2, _map_2d),
+            3: (_item3, _same3, _map_3d)}
+
+
 def map_helper(dufunc, arrays, ndim):
     """The ``@njit`` map of ``dufunc`` for operands that are arrays where ``arrays`` says
     so (scalars elsewhere), over a result of rank ``ndim`` (cached). It takes
@@ -132,10 +167,9 @@ def map_helper(dufunc, arrays, ndim):
             padded = kernel if len(arrays) == MAX_OPERANDS else internal_jit(
                 _PADDED[len(arrays)](kernel))
             slots = list(arrays) + [False] * (MAX_OPERANDS - len(arrays))
-            get = [(_item1 if ndim == 1 else _item2) if is_array else
-                   (_same1 if ndim == 1 else _same2) for is_array in slots]
+            item, same, make = _BY_RANK[ndim]
+            get = [item if is_array else same for is_array in slots]
             check = [_check if is_array else _no_check for is_array in slots]
-            make = _map_1d if ndim == 1 else _map_2d
             _maps[key] = internal_jit(make(padded, get, check))
         return _maps[key]
 
@@ -179,7 +213,7 @@ class VectorizeToLoops:
         tyctx = cpu_target.typing_context
         inserted = 0
         if isinstance(result, types.Array):
-            if not (result.ndim in (1, 2) and isinstance(result.dtype, types.Float)
+            if not (result.ndim in _BY_RANK and isinstance(result.dtype, types.Float)
                     and 1 <= len(argtypes) <= MAX_OPERANDS):
                 return 0  # left alone: the transform refuses it by name
             arrays = [isinstance(t, types.Array) for t in argtypes]

@@ -152,6 +152,11 @@ def vectorize_2d(X):
     return np.sum(_bump(X) ** 2)
 
 
+def vectorize_3d(T):
+    # a ufunc over a 3-D field, as a volume's voxels
+    return np.sum(_bump(T) * T)
+
+
 def vectorize_into_out(x, beta):
     # a @vectorize ufunc given its output buffer positionally, as NumPy ufuncs take it
     buf = np.empty_like(x)
@@ -526,6 +531,7 @@ CASES = [
     Case(gamma_log_likelihood, (2.3, X6), 0),
     Case(vectorize_ufuncs, (X6, 0.8), (0, 1)),
     Case(vectorize_2d, (P4,), 0),
+    Case(vectorize_3d, (P4.reshape(2, 2, 3),), 0),
     Case(vectorize_into_out, (X6, 0.8), (0, 1)),
     Case(fitted_in_place, (np.array([1.0, -1.0, 1.0, 1.0]), P4[:, :3].copy(),
                            np.array([0.1, -0.2, 0.3])), (1, 2)),

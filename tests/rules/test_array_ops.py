@@ -47,6 +47,7 @@ def outer(a, b): return np.sum(np.outer(a, b) ** 2 * np.outer(a, a))
 def sum_axis(a): return np.sum(np.sum(a, axis=0) ** 2) + np.sum(np.sin(a.sum(axis=-1)))
 def sinc(x): return np.sum(np.sinc(x) * x) + np.sum(np.sinc(np.outer(x, x)))
 def where(x, y): return np.sum(np.where(x > 0.8, x * y, np.sin(y)) ** 2)
+def where_3d(t): return np.sum(np.where(t > 0.0, t * t, np.sin(t)) * t)  # a 3-D map loop
 def cholesky(a): return np.sum(np.sin(np.linalg.cholesky(a)))
 def solve(a, b): return np.sum(np.linalg.solve(a, b) ** 2)
 def solve_matrix(a, b): return np.sum(np.linalg.solve(a, b) ** 2)
@@ -201,6 +202,7 @@ CASES = [
     (outer, (V3, W3), (0, 1), ["np.outer"]),
     (sum_axis, (M23,), 0, ["np.sum"]),
     (where, (V6, V6[::-1].copy()), (0, 1), ["np.where"]),
+    (where_3d, (RNG.uniform(-1.0, 1.0, (2, 3, 2)),), 0, []),
     (clip, (M23,), 0, ["np.clip"]),
     (sinc, (V3,), 0, ["np.sinc"]),
     (sequences_2d, (M34,), 0, ["np.roll", "np.repeat"]),

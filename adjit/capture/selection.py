@@ -8,9 +8,17 @@ mode. ``x[mask]`` reads the elements where ``mask`` is true in C order, which is
 ``np.take(x, np.flatnonzero(mask))``. Applied to float arrays read with a 1-D integer
 array, or with a boolean mask of the array's own rank; on a 2-D array, a 1-D integer
 array or mask selects rows (``rules.array_ops.take_rows``), and ``x[:, index]`` or
-``x[:, mask]`` selects columns (``take_columns``). Other fancy indexing (``x[idx, 1:]``)
-is left alone (and refused by the transform).
+``x[:, mask]`` selects columns (``take_columns``).
+
+On a matrix, an index array (or 1-D mask) beside a slice or an integer (``X[idx, :]``,
+``X[idx, 1:]``, ``X[idx, 2]``, ``X[1:3, idx]``, ``X[mask, 0]``) is the basic read of
+the other axis first, a view, then the gather: ``X[idx, 1:]`` is
+``take_rows(X[:, 1:], idx)`` and ``X[idx, 2]`` is ``np.take(X[:, 2], idx)``
+(``MixedReadsToTake``). Other fancy indexing (two index arrays, 3-D arrays) is left
+alone (and refused by the transform).
 """
+import operator
+
 import numpy as np
 from numba.core import ir, types
 from numba.core.ir_utils import get_definition, guard
@@ -47,6 +55,11 @@ def _call(fn, block, stmt, func, args):
     expr = ir.Expr.call(fvar, list(args), (), stmt.loc)
     fn.calltypes[expr] = sig
     return expr, sig
+
+
+def _before(fn, block, stmt, value, typ, hint):
+    """Insert ``fresh = value`` (typed ``typ``) right before ``stmt``; return the var."""
+    return _typed(fn, block, _position(block, stmt), value, typ, stmt.loc, hint)
 
 
 def _index_var(value):
@@ -129,10 +142,87 @@ class GatherReadsToTake:
                     self.rewrite(fn, block, stmt, positions, gather)
 
     @staticmethod
-    def rewrite(fn, block, stmt, positions, gather=np.take):
-        """``stmt.target = gather(x, positions)`` when it has the read's type."""
-        found = _call(fn, block, stmt, gather, [stmt.value.value, positions])
+    def rewrite(fn, block, stmt, positions, gather=np.take, source=None):
+        """``stmt.target = gather(source, positions)`` (``source`` the array read,
+        unless given) when it has the read's type."""
+        source = stmt.value.value if source is None else source
+        found = _call(fn, block, stmt, gather, [source, positions])
         if found is None or found[1].return_type != fn.typeof(stmt.target.name):
             return
         fn.calltypes.pop(stmt.value, None)
         stmt.value = found[0]
+
+
+def _mixed_selection(fn, value):
+    """``(other, array, array_axis)`` of ``X[a, b]`` on a float matrix where one of
+    ``a``, ``b`` is a 1-D integer array or boolean mask and the other a slice or an
+    integer; else None. The index must be a tuple built in the function."""
+    if not (isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem")):
+        return None
+    # ``X[IDX, :]`` with IDX a module-level array is a static_getitem (as in
+    # ``_column_selection``), which keeps the tuple's variable in ``index_var``
+    index_var = value.index if value.op == "getitem" else value.index_var
+    if index_var is None:
+        return None
+    arr, typ = fn.typeof(value.value.name), fn.typeof(index_var.name)
+    if not (isinstance(arr, types.Array) and arr.ndim == 2
+            and isinstance(arr.dtype, types.Float)
+            and isinstance(typ, types.BaseTuple) and len(typ) == 2):
+        return None
+    built = guard(get_definition, fn.func_ir, index_var)
+    if not (isinstance(built, ir.Expr) and built.op == "build_tuple"):
+        return None
+    gathers = [isinstance(t, types.Array) and t.ndim == 1
+               and isinstance(t.dtype, (types.Integer, types.Boolean)) for t in typ]
+    basic = [isinstance(t, (types.SliceType, types.Integer)) for t in typ]
+    if sorted(gathers) != [False, True] or not basic[gathers.index(False)]:
+        return None
+    axis = gathers.index(True)
+    return built.items[1 - axis], built.items[axis], axis
+
+
+class MixedReadsToTake:
+    """``y = X[idx, s]`` / ``X[s, idx]`` (``s`` a slice or an integer, ``idx`` an index
+    array or mask) on a float matrix -> the view ``X[:, s]`` / ``X[s, :]``, then
+    ``take_rows``, ``take_columns`` or ``np.take`` of it (see above)."""
+
+    name = "mixed_reads_to_take"
+
+    def run(self, fn):
+        for block in fn.func_ir.blocks.values():
+            for stmt in list(block.body):
+                value = stmt.value if isinstance(stmt, ir.Assign) else None
+                found = _mixed_selection(fn, value)
+                if found is not None:
+                    self.rewrite(fn, block, stmt, *found)
+
+    @staticmethod
+    def rewrite(fn, block, stmt, other, index, axis):
+        """Read the view, then gather from it, when that has the read's type."""
+        tyctx, loc = cpu_target.typing_context, stmt.loc
+        none = _before(fn, block, stmt, ir.Const(None, loc), types.none, "$none")
+        slice_type = tyctx.resolve_value_type(slice)
+        slice_fn = _before(fn, block, stmt, ir.Global("slice", slice, loc), slice_type,
+                           "$slice")
+        whole = ir.Expr.call(slice_fn, [none, none], (), loc)
+        fn.calltypes[whole] = tyctx.resolve_function_type(slice_type, (types.none,) * 2, {})
+        whole = _before(fn, block, stmt, whole, types.slice2_type, "$all")
+        items = [whole, other] if axis == 0 else [other, whole]
+        tuple_type = types.BaseTuple.from_types([fn.typeof(v.name) for v in items])
+        basic = _before(fn, block, stmt, ir.Expr.build_tuple(items, loc), tuple_type,
+                        "$basic")
+        arr = fn.typeof(stmt.value.value.name)
+        view_sig = tyctx.resolve_function_type(operator.getitem, (arr, tuple_type), {})
+        read = ir.Expr.getitem(stmt.value.value, basic, loc)
+        fn.calltypes[read] = view_sig
+        view = _before(fn, block, stmt, read, view_sig.return_type, "$view")
+        if isinstance(fn.typeof(index.name).dtype, types.Boolean):
+            found = _call(fn, block, stmt, np.flatnonzero, [index])
+            if found is None:
+                return
+            index = _before(fn, block, stmt, found[0], found[1].return_type, "$positions")
+        if view_sig.return_type.ndim == 1:
+            gather = np.take
+        else:
+            gather = take_rows if axis == 0 else take_columns
+        GatherReadsToTake.rewrite(fn, block, stmt, index, gather, source=view)

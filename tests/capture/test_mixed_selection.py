@@ -1,0 +1,64 @@
+"""Fancy reads of a matrix that mix an index array or mask with a slice or an integer
+(``X[idx, :]``, ``X[idx, 1:]``, ``X[idx, 2]``, ``X[1:3, idx]``, ``X[mask, 0]``):
+``MixedReadsToTake`` reads the view of the other axis, then gathers from it. In every
+mode against finite differences, with repeated indices (whose adjoints accumulate), a
+module-level index array (Numba's ``static_getitem``) and a local one."""
+import numpy as np
+import pytest
+
+import adjit
+from adjit.testing import check_grad, check_hvp, check_jvp
+
+BATCH = np.array([0, 2, 3, 2])  # module level: a constant to Numba; 2 repeats
+X = np.random.default_rng(11).uniform(-1.0, 1.0, (5, 4))
+
+
+def row_reads(X, w):
+    """Rows by a module-level index array beside a full slice, a tail slice and an
+    integer; rows by a mask beside an integer."""
+    mask = X[:, 0] > 0.0
+    return (np.sum(X[BATCH, :] ** 2 * w) + np.sum(np.sin(X[BATCH, 1]))
+            + np.sum(X[BATCH, 1:] ** 3) + np.sum(X[mask, 0] ** 2 * w[1])
+            + np.sum(X[BATCH, -1] * X[BATCH, :2].sum()))
+
+
+def column_reads(X):
+    """Columns by a local index array (computed) beside an integer and a slice."""
+    order = np.argsort(X[0])
+    return np.sum(np.sin(X[1, order[:3]])) + np.sum(X[1:4, order] ** 2 * np.arange(4.0))
+
+
+def minibatch_loss(w, X, y, batch):
+    """A least-squares loss on a minibatch of rows, as a training loop takes it."""
+    Xb = X[batch, :]
+    r = Xb @ w - y[batch]
+    return 0.5 * np.sum(r * r) / batch.shape[0]
+
+
+W = np.array([0.3, -0.5, 0.8, 1.1])
+CASES = [(row_reads, (X, W), (0, 1)), (column_reads, (X,), 0),
+         (minibatch_loss, (W, X, np.arange(5.0), BATCH), (0, 1))]
+
+
+@pytest.mark.parametrize("f,args,argnums", CASES, ids=[c[0].__name__ for c in CASES])
+def test_every_mode(f, args, argnums):
+    check_grad(f, *args, argnums=argnums)
+    check_jvp(f, *args)
+    check_hvp(f, *args, argnums=argnums)
+
+
+def test_minibatch_gradient_closed_form():
+    """d/dw of 0.5 |Xb w - yb|^2 / b is Xb^T (Xb w - yb) / b, repeated rows counted twice."""
+    y = np.arange(5.0)
+    Xb = X[BATCH, :]
+    expected = Xb.T @ (Xb @ W - y[BATCH]) / BATCH.shape[0]
+    got = adjit.grad(minibatch_loss)(W, X, y, BATCH)
+    assert np.allclose(got, expected, rtol=1e-13, atol=1e-15)
+
+
+def test_two_index_arrays_are_still_refused_by_name():
+    """``X[idx, idx]`` (a pointwise gather) has no rewrite: refused, naming the read."""
+    def pointwise(X):
+        return np.sum(X[BATCH, BATCH] ** 2)
+    with pytest.raises(adjit.UnsupportedError, match="indexing an array with an array"):
+        adjit.grad(pointwise)(X)

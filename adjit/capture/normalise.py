@@ -19,7 +19,7 @@ from .list_iteration import IndexListIteration, IndexTupleIteration
 from .inplace_arrays import (DropSelfSliceWrites, EllipsisWriteToSliceWrite, FillToSliceWrite,
                              InplaceArrayToSliceWrite, OutArgumentToSliceWrite,
                              SortToSliceWrite)
-from .selection import GatherReadsToTake, MixedReadsToTake
+from .selection import GatherReadsToTake, MixedReadsToTake, MixedWritesToViewWrites
 from .stencils import StencilToHelper
 from .methods import (ContiguousAliases, FlatIterationToRavel, JitclassMethodsToCalls,
                       MethodsToFunctions)
@@ -297,7 +297,7 @@ NORMALISE = [ContiguousAliases(), InplaceArrayToSliceWrite(), DropSelfSliceWrite
              FillToSliceWrite(), SortToSliceWrite(), OutArgumentToSliceWrite(),
              InplaceBinopToBinop(), ResolveModuleAttributes(), StencilToHelper(),
              ComprehensionToEmpty(), ListOperandsToArrays(), ArrayLiteralToWrites(), GatherReadsToTake(),
-             MixedReadsToTake(),
+             MixedReadsToTake(), MixedWritesToViewWrites(),
              MethodsToFunctions(), JitclassMethodsToCalls(),
              BindCallArguments(), CallNumberClassGlobals(), CompositesToHelpers(),
              *ZERO_DIM, VectorizeToLoops(),

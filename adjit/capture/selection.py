@@ -14,8 +14,9 @@ On a matrix, an index array (or 1-D mask) beside a slice or an integer (``X[idx,
 ``X[idx, 1:]``, ``X[idx, 2]``, ``X[1:3, idx]``, ``X[mask, 0]``) is the basic read of
 the other axis first, a view, then the gather: ``X[idx, 1:]`` is
 ``take_rows(X[:, 1:], idx)`` and ``X[idx, 2]`` is ``np.take(X[:, 2], idx)``
-(``MixedReadsToTake``). Other fancy indexing (two index arrays, 3-D arrays) is left
-alone (and refused by the transform).
+(``MixedReadsToTake``); writes scatter into the same view (``X[idx, 1:] = v`` is
+``X[:, 1:][idx] = v``, ``MixedWritesToViewWrites``). Other fancy indexing (3-D arrays,
+``X[1:3, idx] = v``) is left alone (and refused by the transform where it has no rule).
 """
 import operator
 
@@ -153,18 +154,13 @@ class GatherReadsToTake:
         stmt.value = found[0]
 
 
-def _mixed_selection(fn, value):
-    """``(other, array, array_axis)`` of ``X[a, b]`` on a float matrix where one of
-    ``a``, ``b`` is a 1-D integer array or boolean mask and the other a slice or an
-    integer; else None. The index must be a tuple built in the function."""
-    if not (isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem")):
-        return None
-    # ``X[IDX, :]`` with IDX a module-level array is a static_getitem (as in
-    # ``_column_selection``), which keeps the tuple's variable in ``index_var``
-    index_var = value.index if value.op == "getitem" else value.index_var
+def _mixed_index(fn, array, index_var):
+    """``(other, array_index, array_axis)`` of ``X[a, b]`` on a float matrix ``array``
+    where one of ``a``, ``b`` is a 1-D integer array or boolean mask and the other a
+    slice or an integer; else None. The index must be a tuple built in the function."""
     if index_var is None:
         return None
-    arr, typ = fn.typeof(value.value.name), fn.typeof(index_var.name)
+    arr, typ = fn.typeof(array.name), fn.typeof(index_var.name)
     if not (isinstance(arr, types.Array) and arr.ndim == 2
             and isinstance(arr.dtype, types.Float)
             and isinstance(typ, types.BaseTuple) and len(typ) == 2):
@@ -181,6 +177,39 @@ def _mixed_selection(fn, value):
     return built.items[1 - axis], built.items[axis], axis
 
 
+def _tuple_index(stmt):
+    """The index variable of a read or write (``static_getitem``/``static_setitem`` keep
+    it in ``index_var``: ``X[IDX, :]`` with IDX a module-level array), or None."""
+    node = stmt.value if isinstance(stmt, ir.Assign) else stmt
+    if isinstance(node, ir.Expr) and node.op == "getitem" or isinstance(node, ir.SetItem):
+        return node.value if isinstance(node, ir.Expr) else node.target, node.index
+    if isinstance(node, ir.Expr) and node.op == "static_getitem":
+        return node.value, node.index_var
+    if isinstance(node, ir.StaticSetItem):
+        return node.target, node.index_var
+    return None, None
+
+
+def _view_of_other_axis(fn, block, stmt, array, other, axis):
+    """Insert ``view = X[:, other]`` (``axis`` 0) or ``X[other, :]`` (``axis`` 1) before
+    ``stmt``; return the view."""
+    tyctx, loc = cpu_target.typing_context, stmt.loc
+    none = _before(fn, block, stmt, ir.Const(None, loc), types.none, "$none")
+    slice_type = tyctx.resolve_value_type(slice)
+    slice_fn = _before(fn, block, stmt, ir.Global("slice", slice, loc), slice_type, "$slice")
+    whole = ir.Expr.call(slice_fn, [none, none], (), loc)
+    fn.calltypes[whole] = tyctx.resolve_function_type(slice_type, (types.none,) * 2, {})
+    whole = _before(fn, block, stmt, whole, types.slice2_type, "$all")
+    items = [whole, other] if axis == 0 else [other, whole]
+    tuple_type = types.BaseTuple.from_types([fn.typeof(v.name) for v in items])
+    basic = _before(fn, block, stmt, ir.Expr.build_tuple(items, loc), tuple_type, "$basic")
+    view_sig = tyctx.resolve_function_type(operator.getitem,
+                                           (fn.typeof(array.name), tuple_type), {})
+    read = ir.Expr.getitem(array, basic, loc)
+    fn.calltypes[read] = view_sig
+    return _before(fn, block, stmt, read, view_sig.return_type, "$view")
+
+
 class MixedReadsToTake:
     """``y = X[idx, s]`` / ``X[s, idx]`` (``s`` a slice or an integer, ``idx`` an index
     array or mask) on a float matrix -> the view ``X[:, s]`` / ``X[s, :]``, then
@@ -191,38 +220,58 @@ class MixedReadsToTake:
     def run(self, fn):
         for block in fn.func_ir.blocks.values():
             for stmt in list(block.body):
-                value = stmt.value if isinstance(stmt, ir.Assign) else None
-                found = _mixed_selection(fn, value)
+                if not isinstance(stmt, ir.Assign):
+                    continue
+                array, index_var = _tuple_index(stmt)
+                found = _mixed_index(fn, array, index_var) if array is not None else None
                 if found is not None:
-                    self.rewrite(fn, block, stmt, *found)
+                    self.rewrite(fn, block, stmt, array, *found)
 
     @staticmethod
-    def rewrite(fn, block, stmt, other, index, axis):
+    def rewrite(fn, block, stmt, array, other, index, axis):
         """Read the view, then gather from it, when that has the read's type."""
-        tyctx, loc = cpu_target.typing_context, stmt.loc
-        none = _before(fn, block, stmt, ir.Const(None, loc), types.none, "$none")
-        slice_type = tyctx.resolve_value_type(slice)
-        slice_fn = _before(fn, block, stmt, ir.Global("slice", slice, loc), slice_type,
-                           "$slice")
-        whole = ir.Expr.call(slice_fn, [none, none], (), loc)
-        fn.calltypes[whole] = tyctx.resolve_function_type(slice_type, (types.none,) * 2, {})
-        whole = _before(fn, block, stmt, whole, types.slice2_type, "$all")
-        items = [whole, other] if axis == 0 else [other, whole]
-        tuple_type = types.BaseTuple.from_types([fn.typeof(v.name) for v in items])
-        basic = _before(fn, block, stmt, ir.Expr.build_tuple(items, loc), tuple_type,
-                        "$basic")
-        arr = fn.typeof(stmt.value.value.name)
-        view_sig = tyctx.resolve_function_type(operator.getitem, (arr, tuple_type), {})
-        read = ir.Expr.getitem(stmt.value.value, basic, loc)
-        fn.calltypes[read] = view_sig
-        view = _before(fn, block, stmt, read, view_sig.return_type, "$view")
+        view = _view_of_other_axis(fn, block, stmt, array, other, axis)
         if isinstance(fn.typeof(index.name).dtype, types.Boolean):
             found = _call(fn, block, stmt, np.flatnonzero, [index])
             if found is None:
                 return
             index = _before(fn, block, stmt, found[0], found[1].return_type, "$positions")
-        if view_sig.return_type.ndim == 1:
+        if fn.typeof(view.name).ndim == 1:
             gather = np.take
         else:
             gather = take_rows if axis == 0 else take_columns
         GatherReadsToTake.rewrite(fn, block, stmt, index, gather, source=view)
+
+
+class MixedWritesToViewWrites:
+    """``X[idx, s] = v`` (``s`` a slice or an integer) and ``X[i, idx] = v`` (``i`` an
+    integer) on a float matrix -> ``X[:, s][idx] = v`` / ``X[i][idx] = v``: a scatter
+    into a view, which every mode differentiates. (``X[1:3, idx] = v`` would scatter
+    columns, which has no rule: left alone and refused.)"""
+
+    name = "mixed_writes_to_view_writes"
+
+    def run(self, fn):
+        for block in fn.func_ir.blocks.values():
+            for k, stmt in enumerate(list(block.body)):
+                if not isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
+                    continue
+                array, index_var = _tuple_index(stmt)
+                found = _mixed_index(fn, array, index_var)
+                if found is None or (found[2] == 1 and not isinstance(
+                        fn.typeof(found[0].name), types.Integer)):
+                    continue
+                self.rewrite(fn, block, stmt, array, *found)
+
+    @staticmethod
+    def rewrite(fn, block, stmt, array, other, index, axis):
+        """Write ``stmt``'s value into the view at ``index``."""
+        view = _view_of_other_axis(fn, block, stmt, array, other, axis)
+        argtypes = tuple(fn.typeof(v.name) for v in (view, index, stmt.value))
+        sig = cpu_target.typing_context.resolve_function_type(operator.setitem, argtypes, {})
+        if sig is None:
+            return
+        write = ir.SetItem(view, index, stmt.value, stmt.loc)
+        fn.calltypes.pop(stmt, None)
+        fn.calltypes[write] = sig
+        block.body[_position(block, stmt)] = write

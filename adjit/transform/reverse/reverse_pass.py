@@ -182,8 +182,10 @@ class ReversePass:
                 return
             typ = types.unliteral(ctx.typeof(name))
             if record_words(typ) is None:  # scalars and tuples of scalars can be saved
-                raise UnsupportedError(f"keeping a value of type {typ} ('{name}') for the "
-                                       "reverse pass", ctx.fn.name, loc)
+                raise UnsupportedError(
+                    f"keeping {ctx.user_name(name)} (of type {typ}) for the reverse pass: "
+                    "it is neither a number nor an array adjit can save or compute again. "
+                    "Write the step as a loop over the indices", ctx.fn.name, loc)
             saved.append(name)
 
         for name, loc in wanted.items():

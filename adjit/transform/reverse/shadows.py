@@ -579,6 +579,8 @@ class Shadows(TupleItems, SavedShapes):
         if isinstance(value, ir.Expr) and value.op in ("binop", "inplace_binop"):
             symbol = _OPERATOR_SYMBOLS.get(value.fn, getattr(value.fn, "__name__", value.fn))
             return f"the result of '{symbol}'"
+        if isinstance(value, ir.Expr) and value.op == "build_tuple":
+            return "the tuple built on this line (an index such as 'y[1:3, idx]')"
         return "an intermediate array"
 
     def readable(self, name, reads_data=True, remat=True):

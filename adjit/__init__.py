@@ -20,3 +20,12 @@ __version__ = "0.1.0"
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "hvp", "hessian", "show", "runtime_stats",
            "clear_cache", "AdjitError", "ArgumentError", "CacheWarning", "UnsupportedError"]
+
+
+def __getattr__(name):
+    """``adjit.testing`` after a plain ``import adjit`` (as the README's snippets use it),
+    imported on first use: most programs never need it."""
+    if name == "testing":
+        import importlib
+        return importlib.import_module(".testing", __name__)
+    raise AttributeError(f"module 'adjit' has no attribute {name!r}")

@@ -85,6 +85,17 @@ def _check_differentiable(fname, names, argtypes, argnums):
                 f"{argtypes[i]}; only float scalars and float arrays are differentiable")
 
 
+def _refuse_float_tuples(fname, names, argtypes):
+    """vjp gives 0 for arguments that carry no derivative (ints, bools); for a tuple of
+    floats that would be a wrong cotangent, so it is refused, as grad refuses it."""
+    for i, t in enumerate(argtypes):
+        if isinstance(t, types.BaseTuple) and any(map(is_differentiable, t)):
+            raise ArgumentError(
+                f"vjp({fname}): argument {i} ('{names[i]}') is a tuple holding floats "
+                f"({t}); adjit gives cotangents of float scalars and float arrays only: "
+                "pass its items as separate arguments")
+
+
 def _check_scalar_output(fname, typed):
     if not is_float(typed.return_type):
         raise ArgumentError(f"grad requires {fname} to return a float scalar; it returns "
@@ -128,6 +139,7 @@ class _Wrapper:
                              for i, t in enumerate(argtypes[:n]))
         if self.kind == "vjp":
             active = tuple(i for i, t in enumerate(primal_types) if is_differentiable(t))
+            _refuse_float_tuples(self.fname, self.names, primal_types)
         else:
             _check_differentiable(self.fname, self.names, primal_types, self.argnums)
             _check_scalar_output(self.fname, capture(self.func, primal_types))

@@ -234,3 +234,24 @@ def test_jvp_with_some_defaults_given():
     assert adjit.jvp(scaled)(0.5, 3.0, 1.0, 0.0)[1] == pytest.approx(3.0)
     # (x) and its tangent: scale keeps its default
     assert adjit.jvp(scaled)(0.5, 1.0)[1] == pytest.approx(2.0)
+
+
+def test_keywords_and_tuples_that_do_not_bind_are_argument_errors():
+    """``jvp`` and ``hvp`` take values positionally: a keyword was Numba's TypeError;
+    a grad keyword that leaves a parameter unbound too. vjp gave a tuple of floats a
+    zero cotangent (wrong: f depends on it); it is refused, as grad refuses it."""
+    def g(x, y):
+        return np.sum(x * y)
+    x = np.array([1.0, 2.0])
+    assert np.allclose(adjit.grad(g)(x, y=3 * x), 3 * x)
+    with pytest.raises(adjit.ArgumentError, match="positionally, then the tangents"):
+        adjit.jvp(g)(x, x, y=x)
+    with pytest.raises(adjit.ArgumentError, match="positionally, then the tangents"):
+        adjit.hvp(g)(x, y=x, v=x)
+    with pytest.raises(adjit.ArgumentError, match=r"takes \(x, y\); missing argument 'y'"):
+        adjit.grad(g)(x, z=x)
+
+    def f(t, x):
+        return t[0] * np.sum(x) + t[1]
+    with pytest.raises(adjit.ArgumentError, match="argument 0 .'t'. is a tuple holding floats"):
+        adjit.vjp(f)((1.5, 0.7), x, 1.0)

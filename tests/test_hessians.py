@@ -346,3 +346,38 @@ def test_a_held_hessian_follows_a_rebound_helper(tmp_path, monkeypatch):
     np.testing.assert_allclose(adjit.hessian(mod.f)(x), np.diag(6 * x), rtol=1e-12,
                                atol=1e-15)
     sys.modules.pop("adjit_rebind_hessian")
+
+
+def _element_loops(x):
+    """``for v in x`` over elements (a slice, ``.flat``), a running product and a
+    comprehension: each element's adjoint is added where the iterator stood."""
+    s = 0.0
+    for v in x:
+        s += (v - 1.0) ** 2
+    for v in x[1:]:
+        s += math.sin(v) * v
+    p = 1.0
+    for v in x.flat:
+        p *= v
+    return s + p + sum([math.cos(v) for v in x])
+
+
+def test_element_loops_at_points_where_partials_are_zero():
+    """An element whose adjoint is exactly 0 but whose tangent is not (a minimum, a zero
+    factor of a product) kept a zero Hessian row: the reverse of ``next`` skipped zero
+    adjoints, a test that forward mode differentiated as it stood."""
+    from adjit.testing import check_hvp
+    for x in (np.array([1.0, 0.5, 2.0]), np.zeros(3), np.array([0.0, 0.5, 2.0])):
+        check_hvp(_element_loops, x)
+    x = np.array([1.0, 0.0, 2.0])  # (v - 1)^2 at v = 1, sin(v) v and cos(v) at 0
+    h = np.diag([2.0 - math.cos(1.0), 2.0 + 2.0 - 1.0, 2.0 + 2 * math.cos(2.0) - 2.0 * math.sin(2.0)
+                 - math.cos(2.0)])
+    h += np.array([[0.0, 2.0, 0.0], [2.0, 0.0, 1.0], [0.0, 1.0, 0.0]])  # p = x0 x1 x2
+    np.testing.assert_allclose(adjit.hessian(_element_loops)(x), h, rtol=1e-12, atol=1e-12)
+
+
+def test_sinc_second_derivative_at_zero():
+    """sinc''(0) = -pi^2/3: its partial was ``0 * x`` at 0, with no tangent."""
+    assert np.isclose(adjit.hvp(lambda x: np.sinc(x))(0.0, 1.0), -math.pi ** 2 / 3, rtol=1e-14)
+    np.testing.assert_allclose(adjit.hessian(lambda x: np.sum(np.sinc(x)))(np.zeros(2)),
+                               -math.pi ** 2 / 3 * np.eye(2), rtol=1e-14)

@@ -15,7 +15,6 @@ def test_readme_has_python_blocks():
 
 
 def test_every_python_block_runs(capsys):
-    import adjit.testing  # noqa: F401  (the blocks use adjit.testing)
     spaces = []
     for block in BLOCKS:
         space = {"__name__": "readme"}
@@ -27,3 +26,14 @@ def test_every_python_block_runs(capsys):
     assert math.isclose(gx, math.cos(x) * y + 2 * x * y, rel_tol=1e-12)
     assert math.isclose(gy, math.sin(x) + x * x, rel_tol=1e-12)
     assert np.shape(spaces[1]["g"]) == (8,)
+
+
+def test_adjit_testing_is_reachable_after_a_plain_import():
+    """The README's snippets call ``adjit.testing.check_grad`` after ``import adjit``
+    only (they passed here because another test had imported the submodule)."""
+    import subprocess
+    import sys
+    code = "import adjit; print(adjit.testing.check_grad.__name__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "check_grad"

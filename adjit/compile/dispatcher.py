@@ -212,16 +212,24 @@ class TransformDispatcher(GeneratedDispatcher):
             return super().__call__(*args, **kwargs)
         except BaseException as error:
             truncate_current(0)
-            if isinstance(error, TypeError) and str(error).startswith(
-                    ("not enough arguments", "too many arguments")):
+            if isinstance(error, TypeError) and str(error).startswith(_BINDING_ERRORS):
                 raise self._argument_count_error(error) from None
             raise
 
     def _argument_count_error(self, error):
-        """Numba's "not enough arguments" in the transform's terms: its parameters (a
-        ``vjp`` takes every argument of the function, defaults included, then ``ybar``)."""
+        """Numba's "not enough arguments" (or a keyword it cannot bind) in the transform's
+        terms: its parameters (a ``vjp`` takes every argument of the function, defaults
+        included, then ``ybar``; ``jvp`` and ``hvp`` take values positionally)."""
         params = ", ".join(inspect.signature(self.py_func).parameters)
+        if params == "args":
+            return ArgumentError(f"adjit: {self.py_func.__name__} takes the function's "
+                                 f"arguments positionally, then the tangents; {error}")
         return ArgumentError(f"adjit: {self.py_func.__name__} takes ({params}); {error}")
+
+
+#: the starts of Numba's messages for arguments that do not bind to the parameters
+_BINDING_ERRORS = ("not enough arguments", "too many arguments", "missing argument",
+                   "some keyword arguments unexpected", "got multiple values")
 
 
 class RefreshedJit(CPUDispatcher):

@@ -274,10 +274,13 @@ def defarrayvjp(prims, updates, tangents, ndims=(1, 2)):
 
 
 @internal_jit
-def add_nonzero_at(shadow, index, g):
-    """``shadow[index] += g`` unless ``g`` is zero: the reverse of an exhausted iterator's
-    last ``next`` has a zero adjoint and an index one past the end."""
-    if g != 0:
+def add_in_bounds_at(shadow, index, g):
+    """``shadow[index] += g`` unless ``index`` is past the end: the reverse of an
+    exhausted iterator's last ``next`` (its adjoint is zero). The test is on the index,
+    not on ``g``: forward mode differentiates this under hvp, and a zero adjoint can
+    carry a nonzero tangent (a test of ``g != 0`` dropped it: a wrong Hessian of
+    ``for v in x`` loops where a partial is 0)."""
+    if index < shadow.shape[0]:
         shadow[index] += g
 
 

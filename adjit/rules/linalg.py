@@ -118,14 +118,33 @@ def _inv_vjp(g, ans, a, shadow):
     shadow -= ans.T @ g @ ans.T
 
 
+@internal_jit
+def _cofactors(ans, a):
+    """``d det(A) / dA``, the cofactor matrix: ``det(A) A^-T``, or for a singular ``A``
+    (``det`` is 0 there and ``inv`` raises) each entry's signed minor determinant. A
+    rule must not raise where its primal does not; the derivative exists there."""
+    if ans != 0.0:
+        return ans * np.linalg.inv(a).T
+    n = a.shape[0]
+    out = np.ones((n, n))
+    minor = np.empty((n - 1, n - 1))
+    for i in range(n if n > 1 else 0):
+        for j in range(n):
+            for r in range(n - 1):
+                for c in range(n - 1):
+                    minor[r, c] = a[r + (r >= i), c + (c >= j)]
+            out[i, j] = (1.0 - 2.0 * ((i + j) % 2)) * np.linalg.det(minor)
+    return out
+
+
 def _det_update(g, ans, a, shadow):
-    """``A_bar = g det(A) A^-T``."""
-    shadow += (g * ans) * np.linalg.inv(a).T
+    """``A_bar = g cof(A)`` (``g det(A) A^-T`` for an invertible ``A``)."""
+    shadow += g * _cofactors(ans, a)
 
 
 def _det_tangent(ans, a, da):
-    """``d det(A) = det(A) tr(A^-1 dA)``."""
-    return ans * np.sum(np.linalg.inv(a).T * da)
+    """``d det(A) = tr(cof(A)^T dA)`` (``det(A) tr(A^-1 dA)`` for an invertible ``A``)."""
+    return np.sum(_cofactors(ans, a) * da)
 
 
 defnonlinear([np.linalg.cholesky], [_cholesky_vjp], [_cholesky_jvp], ndims=(2,))

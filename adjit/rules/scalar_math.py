@@ -106,9 +106,10 @@ defderivs((math.gamma,), lambda ans, x: ans * digamma(x))
 
 def sinc_partial(x):
     """d sinc(x) / dx with ``sinc(x) = sin(pi x) / (pi x)``: ``(cos(pi x) - sinc(x)) / x``,
-    0 at x = 0 (where sinc is flat)."""
+    0 at x = 0 (where sinc is flat), written ``-pi^2/3 x`` there so that its own
+    derivative, sinc's second, is right at 0 (``0 * x`` made the Hessian 0 there)."""
     if x == 0.0:
-        return 0.0 * x
+        return (-math.pi * math.pi / 3.0) * x
     px = math.pi * x
     return (math.cos(px) - math.sin(px) / px) / x
 

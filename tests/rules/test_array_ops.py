@@ -309,3 +309,20 @@ def test_hvp_of_lstsq_through_the_solution():
     # (over a minute to compile at -O1; singular values read under hvp are refused)
     check_grad(least_squares_fit, TALL, V5)
     check_hvp(least_squares_fit, TALL, V5)
+
+
+def test_det_of_a_singular_matrix_in_every_mode():
+    """``det`` of a singular matrix is 0 and has a derivative (the cofactor matrix); its
+    rules used ``inv``, which raised LinAlgError where the primal did not."""
+    import adjit
+    a = np.array([[1.0, 2.0], [2.0, 4.0]])
+    np.testing.assert_allclose(adjit.grad(det_plain)(a), [[4.0, -2.0], [-2.0, 1.0]],
+                               rtol=1e-14)
+    b = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, -1.0, 2.0]])  # rank 2
+    check_grad(det_times_sum, b)
+    check_jvp(det_times_sum, b)
+    check_hvp(det_times_sum, b)
+
+
+def det_plain(a): return np.linalg.det(a)
+def det_times_sum(a): return np.linalg.det(a) * np.sum(a)

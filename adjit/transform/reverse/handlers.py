@@ -20,7 +20,7 @@ from ...ir.builder import fresh_name
 from ...ir.nodes import node_kind
 from ..partials import emit_partial, emit_product
 from ...rules import NONDIFF, lookup
-from ...rules.arrays import (is_filled_allocation, add_indexed, add_nonzero_at, add_selection,
+from ...rules.arrays import (is_filled_allocation, add_indexed, add_in_bounds_at, add_selection,
                              lookup_array, restore_selection, sum_indexed, sum_selection,
                              zero_selection)
 from ...rules.core import ZERO
@@ -283,11 +283,11 @@ def rev_getitem(ctx, stmt, e):
 
 
 def increment_item(ctx, e, shadow, index, target, guarded=False):
-    """``shadow[index] += target%bar``, then reset ``target%bar``. ``guarded`` skips a zero
-    adjoint: an exhausted iterator's index is one past the end."""
+    """``shadow[index] += target%bar``, then reset ``target%bar``. ``guarded`` skips an index
+    past the end: an exhausted iterator's."""
     g = e.var(bar(target.name))
     if guarded:
-        e.call(add_nonzero_at, [shadow, index, g], hint="void")
+        e.call(add_in_bounds_at, [shadow, index, g], hint="void")
     else:
         old = e.getitem(shadow, index)
         e.setitem(shadow, index, e.add(old, g))

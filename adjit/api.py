@@ -160,6 +160,8 @@ class _Wrapper:
             y, e = splice(blocks, e, program.pass_blocks("fwd"), [tape] + args[:n], "fwd")
         if self.kind == "vjp":
             e = self._check_ybar(blocks, e, primal_types, argtypes[n], y, args[n])
+            if callee_writes(self.func, primal_types):
+                y = _detached(e, y, capture(self.func, primal_types).return_type)
         shadows = [e.call(zeros_shadow, [args[i]], hint="shadow") for i in program.array_args]
         seed = args[n] if self.kind == "vjp" else e.const(
             np.float32(1.0) if capture(self.func, primal_types).return_type == types.float32
@@ -173,6 +175,18 @@ class _Wrapper:
         result = grads[0] if self.single else e.tuple(grads)
         e.ret(e.tuple([y, result]) if self.kind == "value_and_grad" else result)
         return blocks
+
+
+def _detached(e, y, ytype):
+    """``y`` with each array in it copied: a function that writes into its arguments
+    may return one of them (``fill(x, out); return out``), and the reverse pass puts
+    the arguments' old values back, which ``vjp`` returned as the output."""
+    if isinstance(ytype, types.Array):
+        return e.call(np.copy, [y], hint="y")
+    if isinstance(ytype, types.BaseTuple) and any(
+            isinstance(t, (types.Array, types.BaseTuple)) for t in ytype):
+        return e.tuple([_detached(e, e.item(y, k), t) for k, t in enumerate(ytype)])
+    return y
 
 
 def _finish(disp, func, spec, label, cache):

@@ -255,3 +255,19 @@ def test_keywords_and_tuples_that_do_not_bind_are_argument_errors():
         return t[0] * np.sum(x) + t[1]
     with pytest.raises(adjit.ArgumentError, match="argument 0 .'t'. is a tuple holding floats"):
         adjit.vjp(f)((1.5, 0.7), x, 1.0)
+
+
+def _square_into(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] * x[i]
+    return out, np.sum(out)
+
+
+def test_vjp_returns_an_output_written_into_an_argument():
+    """``fill(x, out); return out``: vjp returned the argument after the reverse pass
+    had put its old values back (zeros), not f(x); the cotangents were right."""
+    x, out = np.array([1.0, 2.0, 3.0]), np.zeros(3)
+    (y, total), (xbar, _) = adjit.vjp(_square_into)(x, out, (np.ones(3), 1.0))
+    np.testing.assert_array_equal(y, x * x)
+    assert total == 14.0
+    np.testing.assert_allclose(xbar, 4.0 * x, rtol=1e-15)

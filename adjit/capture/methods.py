@@ -179,7 +179,7 @@ class ContiguousAliases:
         for block in fn.func_ir.blocks.values():
             for stmt in list(block.body):
                 value = stmt.value if isinstance(stmt, ir.Assign) else None
-                if not (isinstance(value, ir.Expr) and value.op == "call" and not value.kws
+                if not (isinstance(value, ir.Expr) and value.op == "call"
                         and value.vararg is None):
                     continue
                 arr = self.contiguous_argument(fn, defs, value)
@@ -195,7 +195,7 @@ class ContiguousAliases:
     @staticmethod
     def contiguous_argument(fn, defs, value):
         """The C-contiguous array a ravel or as-contiguous call takes, else None."""
-        fnty = fn.typeof(value.func.name)
+        fnty, key = fn.typeof(value.func.name), None
         if isinstance(fnty, types.BoundFunction):
             bound = defs.get(value.func.name)
             ok = (isinstance(bound, ir.Expr) and bound.op == "getattr"
@@ -204,10 +204,16 @@ class ContiguousAliases:
         else:
             key = getattr(fnty, "typing_key", None) if isinstance(fnty, types.Function) \
                 else None
-            ok = len(value.args) == 1 and (key is np.ravel or key in _SAME_WHEN_CONTIGUOUS)
+            ok = len(value.args) == 1 and not value.kws and (
+                key is np.ravel or key in _SAME_WHEN_CONTIGUOUS)
+            # np.asarray(x, dtype=np.float64) of a float64 x is x too (the result's type
+            # is then x's own, which ``run`` checks)
+            ok = ok or (key is np.asarray and len(value.args) + len(value.kws) == 2
+                        and all(name == "dtype" for name, _ in value.kws))
             arr = value.args[0] if ok else None
         typ = fn.typeof(arr.name) if arr is not None else None
-        if isinstance(typ, types.Array) and typ.layout == "C" and typ.ndim >= 1:
+        if isinstance(typ, types.Array) and typ.ndim >= 1 and (
+                typ.layout == "C" or key is np.asarray):  # asarray never copies an array
             return arr
         return None
 

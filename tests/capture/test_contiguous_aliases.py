@@ -43,6 +43,17 @@ def asarray_alias_written(x):
     return np.sum(y * x)
 
 
+def asarray_with_dtype(X):
+    """``np.asarray(x, dtype=np.float64)`` of a float64 array is the array itself (it
+    was refused: no rule took the dtype), also of a strided view, as in Numba."""
+    y = X * X
+    z = np.asarray(y, dtype=np.float64)
+    z[0, 1] = np.sin(X[0, 0])
+    w = np.asarray(y[:, ::2], np.float64)
+    w *= X[1, 1]
+    return np.sum(y * X)
+
+
 def ravel_of_a_column_copies(X):
     c = X[:, 1].ravel()  # not contiguous: Numba copies, writes stay in the copy
     c[0] = 5.0
@@ -51,7 +62,7 @@ def ravel_of_a_column_copies(X):
 
 CASES = [(ravel_method_written, XM), (np_ravel_slice_updated, XM),
          (ascontiguous_alias_updated, XM[0].copy()), (asarray_alias_written, XM[1].copy()),
-         (ravel_of_a_column_copies, XM)]
+         (ravel_of_a_column_copies, XM), (asarray_with_dtype, XM)]
 
 
 @pytest.mark.parametrize("f,x", CASES, ids=[c[0].__name__ for c in CASES])

@@ -152,6 +152,23 @@ def vectorize_2d(X):
     return np.sum(_bump(X) ** 2)
 
 
+@numba.njit
+def _diffuse_row(src, dst, c):
+    for i in range(1, src.shape[0] - 1):
+        dst[i] = src[i] + c * (src[i + 1] - 2.0 * src[i] + src[i - 1])
+    dst[0] = src[0]
+    dst[-1] = src[-1]
+
+
+def time_history_rows(u0, c):
+    # a history array stepped row to row: two rows of one array, one written
+    H = np.zeros((6, u0.shape[0]))
+    H[0] = u0
+    for t in range(5):
+        _diffuse_row(H[t], H[t + 1], c)
+    return np.sum(H[-1] ** 2) + np.sum(H[2] * H[3])
+
+
 def vectorize_3d(T):
     # a ufunc over a 3-D field, as a volume's voxels
     return np.sum(_bump(T) * T)
@@ -532,6 +549,7 @@ CASES = [
     Case(vectorize_ufuncs, (X6, 0.8), (0, 1)),
     Case(vectorize_2d, (P4,), 0),
     Case(vectorize_3d, (P4.reshape(2, 2, 3),), 0),
+    Case(time_history_rows, (X6, 0.25), (0, 1)),
     Case(vectorize_into_out, (X6, 0.8), (0, 1)),
     Case(fitted_in_place, (np.array([1.0, -1.0, 1.0, 1.0]), P4[:, :3].copy(),
                            np.array([0.1, -0.2, 0.3])), (1, 2)),

@@ -536,3 +536,18 @@ def test_local_array_written_between_whole_reads():
     x = np.array([0.1, 0.2, 0.3])
     g = check_grad(_scaled_in_turn, x)
     np.testing.assert_allclose(g, [4.0, 4.0, 4.0], rtol=1e-14)
+
+
+def _same_row_twice(x):
+    H = np.zeros((3, x.shape[0]))
+    H[0] = x
+    t = 1
+    _fill_from_first(H[t], H[t + 0])  # one row: the same memory, though written apart
+    return np.sum(H * H)
+
+
+def test_the_same_row_twice_is_still_refused():
+    """``step(H[t], H[t + 1])`` (rows at different offsets) is accepted; ``H[t]`` and
+    ``H[t + 0]`` are one row and stay refused."""
+    with pytest.raises(adjit.UnsupportedError, match="the same array's memory"):
+        adjit.grad(_same_row_twice)(np.array([0.3, -0.7, 0.5]))

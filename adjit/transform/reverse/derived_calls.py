@@ -10,6 +10,8 @@ fwd: ``y = f_fwd(tape, args)`` / rev: ``bars = f_rev(tape, args, shadows, ybar)`
 - a helper with ``*args`` takes its trailing arguments as one tuple, packed at the call
   (``forward_pass.py`` packs them the same way for its forward call).
 """
+import operator
+
 from numba.core import ir, types
 
 from ...compile.dispatcher import is_derivative
@@ -104,12 +106,41 @@ def refuse_aliased_arguments(ctx, stmt, dispatcher):
         if not isinstance(ctx.typeof(a.name), types.Array):
             continue
         base = ctx.array_base(a.name)
-        if base in written and base in seen:
+        if base in written and base in seen and not distinct_rows(ctx, seen[base], a.name):
             raise ctx.unsupported(
                 f"passing {ctx.user_name(seen[base])} and {ctx.user_name(a.name)}, the same "
                 f"array's memory, to '{dispatcher.py_func.__qualname__}', which writes into "
                 "it,", stmt.loc, "pass a copy of the array that is only read")
         seen.setdefault(base, a.name)
+
+
+def distinct_rows(ctx, a, b):
+    """Whether arrays ``a`` and ``b`` are rows of one array at integer positions that
+    differ by a constant (``H[t]`` and ``H[t + 1]``, ``H[0]`` and ``H[2]``): separate
+    memory, as a time-stepping helper ``step(H[t], H[t + 1])`` is given it."""
+    views = [ctx.view_of(n, None) for n in (a, b)]
+    if None in views or ctx.array_root(views[0][0].name) != ctx.array_root(views[1][0].name):
+        return False
+    offsets = [_offset(ctx, index) for _, index in views]
+    return None not in offsets and offsets[0][0] == offsets[1][0] and (
+        offsets[0][1] != offsets[1][1])
+
+
+def _offset(ctx, index):
+    """``(variable name or None, constant)`` with ``index = variable + constant`` (an
+    integer index: a constant, a variable, or one plus or minus a constant), else None."""
+    if index is None or not isinstance(ctx.typeof(index.name), types.Integer):
+        return None
+    value = ctx.definition(index.name)
+    if isinstance(value, ir.Const) and isinstance(value.value, int):
+        return None, value.value
+    if (isinstance(value, ir.Expr) and value.op == "binop"
+            and value.fn in (operator.add, operator.sub)):
+        const = ctx.definition(value.rhs.name)
+        if isinstance(const, ir.Const) and isinstance(const.value, int):
+            step = const.value if value.fn is operator.add else -const.value
+            return value.lhs.name, step
+    return index.name, 0
 
 
 def refuse_writes_under_returned_view(ctx, stmt, dispatcher):

@@ -22,7 +22,7 @@ from .errors import ArgumentError
 from .ir.builder import Emitter, raise_unless
 from .ir.inlining import splice
 from .runtime import tape_acquire
-from .runtime.hessian_columns import hessian_columns
+from .compile.hessian_columns import hessian_columns
 from .capture.effects import callee_writes
 from .ir.value_types import is_differentiable, is_float, is_float_array
 from .rules.arrays import zeros_shadow

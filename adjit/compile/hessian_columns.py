@@ -7,8 +7,8 @@ import numba
 import numpy as np
 from numba.core import types
 
-from ..compile.caches import registered_cache, track_dispatcher
-from ..compile.inline_library import INTERNAL_JIT_OPTIONS
+from .caches import registered_cache, track_dispatcher
+from .inline_library import INTERNAL_JIT_OPTIONS
 
 
 def _columns_kernel():

@@ -71,7 +71,10 @@ def _cholesky_vjp(g, ans, a, shadow):
     multiply-adds, against about 3 n^3 for ``L^-T phi(L^T g) L^-1`` (3 times as long at
     n = 128); the upper triangle of ``g`` is dropped (those entries of ``L`` are 0)."""
     n = ans.shape[0]
-    lbar = np.tril(g)
+    lbar = np.zeros((n, n))  # the lower triangle of g (np.tril compiles slowly)
+    for i in range(n):
+        for j in range(i + 1):
+            lbar[i, j] = g[i, j]
     for step in range(n):
         i = n - 1 - step
         for back in range(i + 1):

@@ -4,21 +4,19 @@ Every active array has a shadow of its shape that the reverse pass increments in
 - an argument's shadow is an argument of the reverse function (``x_adjit_shadow``);
 - a view's shadow (``X[i]``, ``x[a:b]``, a row of ``for row in X``) is the same view of
   its parent's shadow, rebuilt from the saved index where it is needed;
-- an array allocated in the function (``np.zeros``, ``np.empty_like`` ...) gets a zeroed
-  shadow ``y%shadow`` allocated at the start of the reverse pass, from its shape saved by
-  the forward pass (``y%shape``); one allocated in a loop or a branch gets a fresh shadow
-  at its first reverse use after each allocation (``y%fresh`` marks it stale). Its primal
-  values never reach the reverse pass: reads of it are saved as scalars.
+- an array allocated in the function (``np.zeros`` ...) gets a zeroed shadow ``y%shadow``
+  at the start of the reverse pass, from its shape saved going forward (``y%shape``), or,
+  allocated in a loop or a branch, a fresh one at its first reverse use after each
+  allocation (``y%fresh``). Its values never reach the reverse pass (reads are saved).
 - the result of an elementwise operation (``np.sin(x)``, ``a * b``) or of a matrix product
   (``A @ B``) is a new array too and gets a shadow the same way; when the reverse pass
   needs its values it recomputes it, provided it is never written and its inputs are
   readable (``elementwise.py``, ``matmul.py``).
 
-The reverse pass runs after the primal has finished, so it may read a primal array only
-when that array holds what it held at the matching forward point. Element writes
-``a[i] = v`` into arguments save the overwritten value and restore it on the way back, so
-arguments stay readable; arrays modified in ways that are not undone (slice writes,
-``a += b``, calls that may write) are never read by the reverse pass.
+The reverse pass may read a primal array only when it holds what it held at the matching
+forward point. Element writes ``a[i] = v`` into arguments save the overwritten value and
+restore it on the way back, so arguments stay readable; arrays modified in ways that are
+not undone (slice writes, ``a += b``, calls that may write) are never read going back.
 """
 import operator
 

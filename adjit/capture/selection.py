@@ -181,12 +181,14 @@ def _tuple_index(stmt):
     """The index variable of a read or write (``static_getitem``/``static_setitem`` keep
     it in ``index_var``: ``X[IDX, :]`` with IDX a module-level array), or None."""
     node = stmt.value if isinstance(stmt, ir.Assign) else stmt
-    if isinstance(node, ir.Expr) and node.op == "getitem" or isinstance(node, ir.SetItem):
-        return node.value if isinstance(node, ir.Expr) else node.target, node.index
-    if isinstance(node, ir.Expr) and node.op == "static_getitem":
-        return node.value, node.index_var
+    if isinstance(node, ir.SetItem):
+        return node.target, node.index
     if isinstance(node, ir.StaticSetItem):
         return node.target, node.index_var
+    if isinstance(node, ir.Expr) and node.op == "getitem":
+        return node.value, node.index
+    if isinstance(node, ir.Expr) and node.op == "static_getitem":
+        return node.value, node.index_var
     return None, None
 
 
@@ -253,7 +255,7 @@ class MixedWritesToViewWrites:
 
     def run(self, fn):
         for block in fn.func_ir.blocks.values():
-            for k, stmt in enumerate(list(block.body)):
+            for stmt in list(block.body):
                 if not isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
                     continue
                 array, index_var = _tuple_index(stmt)

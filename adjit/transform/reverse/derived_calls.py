@@ -106,7 +106,8 @@ def refuse_aliased_arguments(ctx, stmt, dispatcher):
         if not isinstance(ctx.typeof(a.name), types.Array):
             continue
         base = ctx.array_base(a.name)
-        if base in written and base in seen and not distinct_rows(ctx, seen[base], a.name):
+        if base in written and base in seen and not distinct_rows(ctx, seen[base], a.name,
+                                                                   stmt.loc):
             raise ctx.unsupported(
                 f"passing {ctx.user_name(seen[base])} and {ctx.user_name(a.name)}, the same "
                 f"array's memory, to '{dispatcher.py_func.__qualname__}', which writes into "
@@ -114,11 +115,11 @@ def refuse_aliased_arguments(ctx, stmt, dispatcher):
         seen.setdefault(base, a.name)
 
 
-def distinct_rows(ctx, a, b):
+def distinct_rows(ctx, a, b, loc):
     """Whether arrays ``a`` and ``b`` are rows of one array at integer positions that
     differ by a constant (``H[t]`` and ``H[t + 1]``, ``H[0]`` and ``H[2]``): separate
     memory, as a time-stepping helper ``step(H[t], H[t + 1])`` is given it."""
-    views = [ctx.view_of(n, None) for n in (a, b)]
+    views = [ctx.view_of(n, loc) for n in (a, b)]
     if None in views or ctx.array_root(views[0][0].name) != ctx.array_root(views[1][0].name):
         return False
     offsets = [_offset(ctx, index) for _, index in views]
@@ -129,7 +130,8 @@ def distinct_rows(ctx, a, b):
 def _offset(ctx, index):
     """``(variable name or None, constant)`` with ``index = variable + constant`` (an
     integer index: a constant, a variable, or one plus or minus a constant), else None."""
-    if index is None or not isinstance(ctx.typeof(index.name), types.Integer):
+    # (a row of ``for row in H`` is indexed by a counter adjit made: not in the typemap)
+    if index is None or not isinstance(ctx.fn.typemap.get(index.name), types.Integer):
         return None
     value = ctx.definition(index.name)
     if isinstance(value, ir.Const) and isinstance(value.value, int):

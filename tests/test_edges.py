@@ -217,6 +217,22 @@ def test_top_level_recursion_in_every_mode():
     assert adjit.hvp(_power)(1.5, 3, 1.0) == pytest.approx(6 * 1.5)
 
 
+@numba.njit
+def _cube_by_recursion(x, n):
+    if n <= 0:
+        return 1.0
+    return x * _cube_by_recursion(x, n - 1)
+
+
+def test_hvp_through_a_recursive_helper_as_the_first_transform():
+    """hvp typed the recursive helper's derivative by compiling it while its own capture
+    typed it (Numba: "compiler re-entrant"); the partial return type is used instead."""
+    def top(x):
+        return _cube_by_recursion(x[0], 3) + x[1] * x[1]
+    x, v = np.array([1.5, 2.0]), np.array([1.0, 0.5])
+    np.testing.assert_allclose(adjit.hvp(top)(x, v), [6 * 1.5 * 1.0, 2 * 0.5])
+
+
 # -- 8. / 9. higher-order forms and internal errors ------------------------------------------
 def test_direct_nested_jvp_is_refused_with_advice():
     with pytest.raises(adjit.ArgumentError, match="wrap the inner one"):

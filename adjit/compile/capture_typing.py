@@ -11,6 +11,7 @@ import threading
 from contextlib import contextmanager
 
 from numba.core import sigutils, typing
+from numba.core.errors import TypingError
 
 #: whether this thread is typing for a capture only, not compiling (``typing_only``)
 _typing_state = threading.local()
@@ -53,8 +54,8 @@ class TypedFromCapture:
             return super().get_call_template(args, kws)
         pysig, args = self._compiler.fold_argument_types(args, kws)
         return_type = _captured_return_type[0](self, tuple(args))
-        if return_type is None:  # already being captured (recursion): Numba's way
-            return super().get_call_template(args, {})
+        if return_type is None:  # already being captured: a recursive call
+            return_type = _partial_return_type(self.py_func, tuple(args))
         template = typing.make_concrete_template(
             f"CallTemplate({self.py_func.__name__})", key=self.py_func.__name__,
             signatures=[return_type(*args)])
@@ -67,3 +68,29 @@ class TypedFromCapture:
         if tuple(args) not in self.overloads:
             self.compile(tuple(args))
         return super().get_overload(sig)
+
+
+def _partial_return_type(py_func, args):
+    """The return type of a recursive call met while its own capture is typed: the
+    return statements typed so far, as Numba's type inference resolves a recursive call
+    (compiling the callee here instead would re-enter the typing of the same signature).
+    Within that partial typing the recursive call itself stays untyped."""
+    from numba.core.registry import cpu_target
+    key = (py_func, args)
+    partial = _typing_state.__dict__.setdefault("partial", set())
+    frame = cpu_target.typing_context.callstack.match(py_func, args)
+    return_type = None
+    if frame is not None and key not in partial:
+        partial.add(key)
+        try:
+            return_type = frame.typeinfer.return_types_from_partial()
+        finally:
+            partial.discard(key)
+            # the recursive call failed within the partial typing only: Numba's cache
+            # of failed resolutions would replay that failure for the real call
+            getattr(cpu_target.typing_context.callstack, "_fail_cache", {}).clear()
+    if return_type is None:
+        raise TypingError(f"cannot type the recursive call of {py_func.__name__}: no "
+                          "return statement of it is typed before the call")
+    frame.add_return_type(return_type)
+    return return_type

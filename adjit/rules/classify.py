@@ -254,6 +254,19 @@ def call_name(key):
     return name
 
 
+def written_call_name(cls, fallback):
+    """The refused call as the user wrote it: a method on its receiver's own name
+    (``y.sort``) where the receiver is a named variable, else ``call_name``'s form;
+    ``fallback`` (the callee's type) when classification found no key."""
+    if cls.key is None:
+        return fallback
+    name = call_name(cls.key)
+    receiver = cls.args[0] if name.startswith("x.") and cls.args else None
+    if isinstance(receiver, ir.Var) and not receiver.name.startswith("$"):
+        return receiver.name.split(".")[0] + name[1:]
+    return name
+
+
 def unsupported_detail(fn, expr, cls):
     """What to do about a call ``classify_call`` found no rule for; the same words in
     both modes."""

@@ -13,7 +13,7 @@ from ..capture.typed_ir import is_generated
 from ..ir.builder import clone_stmt, clone_value
 from ..rules.classify import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
                     positional_count, refuse_list_arguments, refuse_omitted_default,
-                    unsupported_detail)
+                    unsupported_detail, written_call_name)
 from .tangents import differentiable_items, has_tangent
 from .forward_lists import fwd_build_list, fwd_list_method, fwd_list_new, fwd_list_reduction
 from .forward_tape import fwd_tape_pop, fwd_tape_push, fwd_tape_put, fwd_tape_reserve
@@ -194,7 +194,7 @@ def fwd_unsupported_call(ctx, stmt, e, cls):
     if not any(ctx.active(v) for v in reached) and not ctx.active(stmt.target):
         e.stmt(clone_stmt(stmt))
         return
-    name = call_name(cls.key) if cls.key is not None else str(ctx.typeof(stmt.value.func.name))
+    name = written_call_name(cls, str(ctx.typeof(stmt.value.func.name)))
     raise ctx.unsupported(f"'{name}'", stmt.loc, unsupported_detail(ctx.fn, stmt.value, cls))
 
 

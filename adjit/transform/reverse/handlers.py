@@ -25,8 +25,8 @@ from ...rules.arrays import (is_filled_allocation, add_indexed, add_in_bounds_at
                              zero_selection)
 from ...rules.core import ZERO
 from ...ir.value_types import is_differentiable, is_float
-from ...rules.classify import (array_op_site, call_name, classify_call, refuse_list_arguments,
-                     unsupported_detail)
+from ...rules.classify import (array_op_site, classify_call, refuse_list_arguments,
+                     unsupported_detail, written_call_name)
 from ...ir.lists import is_float_list
 from .context import bar, bar_item
 from .beside_primal import (argument_saved, is_beside_primal, partial_beside_primal,
@@ -147,7 +147,7 @@ def rev_call(ctx, stmt, e):
 def rev_unsupported_call(ctx, stmt, e, cls):
     """A call no rule covers (or with arguments adjit could not bind): refuse it by the
     name the user wrote, saying which kind of rule would make it work."""
-    name = call_name(cls.key) if cls.key is not None else str(ctx.typeof(stmt.value.func.name))
+    name = written_call_name(cls, str(ctx.typeof(stmt.value.func.name)))
     raise ctx.unsupported(f"'{name}'", stmt.loc, unsupported_detail(ctx.fn, stmt.value, cls))
 
 

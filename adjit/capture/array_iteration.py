@@ -1,12 +1,17 @@
-"""Normalise ``enumerate`` and ``zip`` over arrays into an index loop.
+"""Normalise ``enumerate``, ``zip`` and ``np.ndenumerate`` over arrays into an index loop.
 
 ``for i, v in enumerate(x)`` iterates a tuple-yielding iterator whose items have no
 adjoint of their own. Rewritten as ``for i in range(len(x)): v = x[i]`` (and
 ``for a, b in zip(x, y)`` as ``range(min(len(x), len(y)))`` with ``(x[i], y[i])``), the
 loop is an ordinary range loop with element reads, which both modes differentiate. The
 tuple is rebuilt from its items, so ``ForwardTupleItems`` then forwards the unpacking.
+``zip`` may also take ``range(n)`` (its item is the index itself), and
+``for idx, v in np.ndenumerate(x)`` becomes ``for i in range(x.size)`` with ``idx`` the
+C-order index tuple of ``i`` (divisions by the shape) and ``v = x[idx]``.
 """
 import operator
+
+import numpy as np
 
 from numba.core import ir, types, typing
 from numba.core.registry import cpu_target
@@ -64,9 +69,18 @@ class IndexArrayIteration:
                 if (nested is not None and nested[0] is zip
                         and readers.get(args[0].name) == [value]):
                     return "enumerate_zip", nested[1], args[1:]
-            elif kind is zip and all(_is_array(fn.typeof(a.name)) for a in args):
+            elif kind is zip and all(_is_array(fn.typeof(a.name)) or counting(a)
+                                     for a in args) and any(not counting(a) for a in args):
                 return zip, args, []
+            elif kind is np.ndenumerate and _is_array(fn.typeof(args[0].name)):
+                return np.ndenumerate, args, []
             return None
+
+        def counting(var):
+            """Whether ``var`` is ``range(n)``: 0, 1, ..., n - 1, the index itself."""
+            made = definitions.get(var.name)
+            return (isinstance(made, ir.Expr) and made.op == "call" and len(made.args) == 1
+                    and not made.kws and gvals.get(made.func.name) is range)
 
         definitions = {stmt.target.name: stmt.value for block in fn.func_ir.blocks.values()
                        for stmt in block.find_insts(ir.Assign)}
@@ -110,12 +124,22 @@ class IndexArrayIteration:
         body.append(ir.Assign(expr, out, loc))
         return out
 
+    @staticmethod
+    def attribute(fn, block, body, obj, attr, rtype, loc):
+        """``fresh = obj.attr`` with its typemap entry."""
+        out = ir.Var(block.scope, fresh_name(f"${attr}"), loc)
+        fn.typemap[out.name] = rtype
+        body.append(ir.Assign(ir.Expr.getattr(obj, attr, loc), out, loc))
+        return out
+
     def rewrite(self, fn, block, stmt, kind, arrays, start=()):
         """Replace the iterable by a range and every yielded tuple by (i, x[i]) items
         (``start`` the ``enumerate`` start, if given)."""
         loc, arrays = stmt.loc, list(arrays)
         pre = []
         lens = [self.call(fn, block, pre, len, [a], types.intp, loc) for a in arrays]
+        if kind is np.ndenumerate:  # every element: the size
+            lens = [self.attribute(fn, block, pre, arrays[0], "size", types.intp, loc)]
         n = lens[0]
         for other in lens[1:]:
             n = self.call(fn, block, pre, min, [n, other], types.intp, loc)
@@ -173,8 +197,13 @@ class IndexArrayIteration:
             ltype = fn.typeof(arrays[0])
             fn.calltypes[read] = typing.signature(ltype.dtype, ltype, types.intp)
             return out + [ir.Assign(read, stmt.target, loc)]
+        if kind is np.ndenumerate:
+            return out + self.indexed_element(fn, block, stmt, arrays[0], i)
         elements = []
         for a in arrays:
+            if isinstance(fn.typeof(a.name), types.RangeType):  # ``range(n)``: i itself
+                elements.append(i)
+                continue
             el = ir.Var(block.scope, fresh_name("$element"), loc)
             sig = _getitem_signature(fn.typeof(a.name))
             fn.typemap[el.name] = sig.return_type
@@ -199,4 +228,42 @@ class IndexArrayIteration:
             out.append(ir.Assign(ir.Expr.build_tuple(elements, loc), pair, loc))
             elements = [pair]
         out.append(ir.Assign(ir.Expr.build_tuple([count] + elements, loc), stmt.target, loc))
+        return out
+
+    def indexed_element(self, fn, block, stmt, array, flat):
+        """``t = (idx, x[idx])`` for ``np.ndenumerate(x)``'s item at C-order position
+        ``flat``: ``idx`` from ``flat`` by division by the trailing dimensions."""
+        loc, atype, tyctx = stmt.loc, fn.typeof(array.name), cpu_target.typing_context
+        out, rest, index = [], flat, [None] * atype.ndim
+        shape = self.attribute(fn, block, out, array, "shape",
+                               types.UniTuple(types.intp, atype.ndim), loc)
+
+        def binop(op, a, b, name):
+            var = ir.Var(block.scope, fresh_name(name), loc)
+            expr = ir.Expr.binop(op, a, b, loc)
+            fn.calltypes[expr] = tyctx.resolve_function_type(op, (types.intp, types.intp), {})
+            fn.typemap[var.name] = types.intp
+            out.append(ir.Assign(expr, var, loc))
+            return var
+        for axis in reversed(range(atype.ndim)):
+            if axis == 0:
+                index[0] = rest
+                break
+            extent = ir.Var(block.scope, fresh_name("$extent"), loc)
+            fn.typemap[extent.name] = types.intp
+            read = ir.Expr.static_getitem(shape, axis, None, loc)
+            fn.calltypes[read] = None
+            out.append(ir.Assign(read, extent, loc))
+            index[axis] = binop(operator.mod, rest, extent, "$idx")
+            rest = binop(operator.floordiv, rest, extent, "$rest")
+        idx = ir.Var(block.scope, fresh_name("$ndindex"), loc)
+        fn.typemap[idx.name] = types.UniTuple(types.intp, atype.ndim)
+        out.append(ir.Assign(ir.Expr.build_tuple(index, loc), idx, loc))
+        value = ir.Var(block.scope, fresh_name("$element"), loc)
+        read = ir.Expr.getitem(array, idx, loc)
+        fn.calltypes[read] = tyctx.resolve_function_type(
+            operator.getitem, (atype, fn.typemap[idx.name]), {})
+        fn.typemap[value.name] = fn.calltypes[read].return_type
+        out.append(ir.Assign(read, value, loc))
+        out.append(ir.Assign(ir.Expr.build_tuple([idx, value], loc), stmt.target, loc))
         return out

@@ -276,3 +276,26 @@ CASES += [
          (0, 2)),
     Case(masked_rows, (A34.T.copy(), np.array([1.0, -1.0, 2.0, 0.5])), 0),
 ]
+
+
+def ndenumerate_weights(a):
+    """``np.ndenumerate``: the index tuple weights each element (C order, any layout)."""
+    s = 0.0
+    for idx, v in np.ndenumerate(a):
+        s += v * v * (idx[0] + 1) + math.sin(v) * idx[-1]
+    return s
+
+
+def zip_with_range(x, w):
+    """``zip(range(n), x, w)``: the range's item is the index itself."""
+    s = 0.0
+    for i, a, b in zip(range(len(x)), x, w):
+        s += a * b * (i + 1)
+    return s
+
+
+CASES += [
+    Case(ndenumerate_weights, (A34,)),
+    Case(ndenumerate_weights, (A34.T,)),  # F order: the index still runs in C order
+    Case(zip_with_range, (X5, W4), (0, 1)),
+]

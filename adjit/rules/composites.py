@@ -17,6 +17,8 @@ arguments), one-row/one-column views of a vector, ``logabsdet`` and the two part
   is differentiable in ``x`` and ``fp`` (and in ``xp``, through the piece's formula).
 - ``np.linspace(start, stop[, num])`` of real endpoints: a helper computing Numba's
   points, differentiable in both endpoints.
+- ``np.bincount(idx, weights=w[, minlength])`` of float weights: a helper that sums
+  each weight into its bin (a scatter-add loop), differentiable in ``w``.
 
 The tuple is built in the function, so unpacking it (``w, v = np.linalg.eigh(a)``) reads
 the items directly and no tuple of arrays needs an adjoint.
@@ -278,6 +280,35 @@ def choose_delete(argtypes):
     return None
 
 
+@internal_jit
+def bincount_weighted(x, weights, minlength=0):
+    """``np.bincount(x, weights, minlength)`` of float weights: ``out[x[i]] += w[i]``,
+    with as many bins as the largest index needs (at least ``minlength``)."""
+    if x.shape[0] != weights.shape[0]:
+        raise ValueError("weights and list don't have the same length")
+    bins = max(minlength, 0)
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            raise ValueError("first argument must be non-negative")
+        bins = max(bins, x[i] + 1)
+    out = np.zeros(bins, dtype=np.float64)
+    for i in range(x.shape[0]):
+        out[x[i]] += weights[i]
+    return out
+
+
+def choose_bincount(argtypes):
+    """The ``np.bincount`` helper when ``weights`` is a 1-D float array and the indices
+    are integers; None leaves unweighted counts (integers, no derivative) to Numba."""
+    from numba.core import types
+    if len(argtypes) < 2 or not all(isinstance(t, types.Array) and t.ndim == 1
+                                    for t in argtypes[:2]):
+        return None
+    ok = isinstance(argtypes[0].dtype, types.Integer) and isinstance(
+        argtypes[1].dtype, types.Float)
+    return bincount_weighted if ok else None
+
+
 class Composite(Primitive):
     """A NumPy function that the capture pass (``capture/composites.py``) replaces by
     calls of adjit's own helpers, which both modes then derive or rule like any call.
@@ -351,6 +382,7 @@ defcomposite(np.fill_diagonal, fill_diagonal, ranks=(2,))
 defcomposite(np.linalg.eigvalsh, eigenvalues, ranks=(2,))
 defcomposite(np.append, choose_append)
 defcomposite(np.delete, choose_delete)
+defcomposite(np.bincount, choose_bincount, ranks=(1,))
 
 _ROWS = {1: (None, join_rows), 2: (None, join_rows)}
 _VECTOR_ROWS = {1: (as_row, join_rows)}

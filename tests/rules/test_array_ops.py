@@ -132,6 +132,12 @@ def interp(x, fp):
     xp = np.array([0.0, 1.0, 2.5, 3.0])  # points outside it are clamped: derivative 0
     return np.sum(np.interp(x, xp, fp) ** 2) + np.interp(x[0] * 1.3, xp, fp * fp)
 def var_std(a): return np.var(a) * np.std(a * a) + a.var()
+def segment_sums(x):
+    # per-group sums and means: weighted bincount (weights= and positional, minlength)
+    groups = np.array([0, 2, 2, 0, 4, 2])
+    sums = np.bincount(groups, weights=x * x, minlength=6)
+    means = np.bincount(groups, x) / np.maximum(np.bincount(groups), 1)
+    return np.sum(np.sin(sums)) + sums[5] + np.sum(means ** 3)
 def least_squares(a, b):
     # a tall design matrix (full column rank) and one right-hand side
     x, residuals, rank, sv = np.linalg.lstsq(a, b)
@@ -234,6 +240,7 @@ CASES = [
     (deleted, (V3, 0.4), (0, 1), []),
     (slogdet_trace, (SPD3 + N33,), 0, []),
     (var_std, (M23,), 0, []),
+    (segment_sums, (V6,), 0, ["bincount_weighted"]),
     (fill_diagonal, (M23.T @ M23, 0.3), (0, 1), []),
     (interp, (np.array([0.3, 1.7, 2.6, 2.9, -0.5, 3.5]), np.array([1.0, 2.0, 0.5, 1.5])),
      (0, 1), []),

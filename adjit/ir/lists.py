@@ -121,6 +121,17 @@ def display_name(name):
     return f"'{name.split('.')[0]}'"
 
 
+def container_write_refusal(name, typ):
+    """Both modes' words for writing a differentiated value into a container that is
+    neither an array nor a float list (a typed Dict): ``(what, advice)``, naming the
+    container as the user wrote it."""
+    kind = "typed Dict" if "Dict" in type(typ).__name__ else str(typ)
+    shown = "" if name.startswith("$") else f" '{name.split('.')[0]}'"
+    return (f"writing a differentiated value into the {kind}{shown}",
+            "adjit differentiates values held in arrays and float lists: store them in "
+            "an array indexed by position (np.empty(n)) instead")
+
+
 def check_method(method, lst, loc, unsupported):
     """Both modes: refuse a list method other than ``DIFFERENTIABLE_METHODS`` called on
     a list holding differentiated values, naming it as the user wrote it."""

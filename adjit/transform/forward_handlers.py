@@ -11,6 +11,7 @@ from numba.core import ir, types
 
 from ..capture.typed_ir import is_generated
 from ..ir.builder import clone_stmt, clone_value
+from ..ir.lists import container_write_refusal
 from ..rules.classify import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
                     positional_count, refuse_list_arguments, refuse_omitted_default,
                     unsupported_detail, written_call_name)
@@ -530,10 +531,11 @@ def fwd_setitem(ctx, stmt, e):
     if ctx.active(stmt.target) or ctx.active(stmt.value):
         if not ctx.active(stmt.target):
             container = ctx.typeof(stmt.target.name)
-            raise ctx.unsupported(
-                "writing a differentiated value into a constant array"
-                if isinstance(container, types.Array) else f"writing into a {container}",
-                stmt.loc)  # (a typed Dict, as reverse mode words it)
+            if isinstance(container, types.Array):
+                raise ctx.unsupported("writing a differentiated value into a constant "
+                                      "array", stmt.loc)
+            what, advice = container_write_refusal(stmt.target.name, container)
+            raise ctx.unsupported(what, stmt.loc, advice)  # as reverse mode words it
         index = (stmt.index if isinstance(stmt, ir.SetItem)
                  else stmt.index_var or ir.Const(stmt.index, stmt.loc))
         if isinstance(index, ir.Const):

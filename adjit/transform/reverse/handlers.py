@@ -27,7 +27,7 @@ from ...rules.core import ZERO
 from ...ir.value_types import is_differentiable, is_float
 from ...rules.classify import (array_op_site, classify_call, refuse_list_arguments,
                      unsupported_detail, written_call_name)
-from ...ir.lists import is_float_list
+from ...ir.lists import container_write_refusal, is_float_list
 from .context import bar, bar_item
 from .beside_primal import (argument_saved, is_beside_primal, partial_beside_primal,
                             reverse_reads)
@@ -352,7 +352,8 @@ def rev_setitem(ctx, stmt, e):
     if is_float_list(ctx.typeof(arr.name)):
         return rev_list_write(ctx, stmt, e)
     if not isinstance(ctx.typeof(arr.name), types.Array):
-        raise ctx.unsupported(f"writing into a {ctx.typeof(arr.name)}", stmt.loc)
+        what, advice = container_write_refusal(arr.name, ctx.typeof(arr.name))
+        raise ctx.unsupported(what, stmt.loc, advice)
     index = stmt.index if isinstance(stmt, ir.SetItem) else stmt.index_var
     if index is None:
         if ctx.is_active(arr) or ctx.is_active(value) or value.name in ctx.act.carriers:

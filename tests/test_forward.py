@@ -1,5 +1,7 @@
 """Forward mode over the corpus: jvp against finite differences, and forward-over-reverse
 (hvp = jvp(grad(f))) against finite differences of the verified gradient."""
+import math
+
 import numba
 import numpy as np
 import pytest
@@ -79,6 +81,35 @@ def scaled_dot(x, a):
 ], ids=["chain_of_ufuncs", "array_arithmetic", "scaled_dot"])
 def test_jvp_elementwise_array_operations(fn, args):
     check_jvp(fn, *args)
+
+
+def _matern_kernel_sum(x):
+    """A Matern-3/2 kernel: its distance matrix is 0 on the diagonal, where sqrt's
+    partial is infinite and the tangent of the difference exactly 0."""
+    r = np.sqrt((x[:, None] - x[None, :]) ** 2)
+    return np.sum((1.0 + r) * np.exp(-r))
+
+
+def _matern_kernel_sum_loop(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        for j in range(x.shape[0]):
+            r = math.sqrt((x[i] - x[j]) ** 2)
+            s += (1.0 + r) * math.exp(-r)
+    return s
+
+
+def test_jvp_of_an_array_sqrt_at_an_exact_zero_is_guarded_as_the_loop_is():
+    """A zero tangent times sqrt's infinite partial at 0 gave NaN for the array code
+    (plain products of whole arrays); it is 0, as in the loop and in reverse mode."""
+    x, v = np.array([0.3, -0.4, 1.0]), np.array([1.0, 2.0, -1.0])
+    tangent = adjit.jvp(_matern_kernel_sum)(x, v)[1]
+    assert tangent == pytest.approx(adjit.jvp(_matern_kernel_sum_loop)(x, v)[1], rel=1e-12)
+    assert tangent == pytest.approx(adjit.grad(_matern_kernel_sum)(x) @ v, rel=1e-12)
+    d = lambda x: np.sum(np.sqrt((x - x[0]) ** 2))  # noqa: E731
+    assert adjit.jvp(d)(x, v)[1] == pytest.approx(-3.0, rel=1e-12)  # |x_i - x_0| . v
+    np.testing.assert_allclose(adjit.hvp(_matern_kernel_sum)(x, v),
+                               adjit.hvp(_matern_kernel_sum_loop)(x, v), rtol=1e-12)
 
 
 def _arctan2_sum(x, y):

@@ -1,55 +1,91 @@
 """Forward mode of elementwise array operations: a scalar rule's partial evaluated at
-every element of the result, with NumPy broadcasting of the operands."""
+every element of the result and multiplied with the operand's tangent there, with NumPy
+broadcasting of the operands."""
 import numpy as np
 from numba.core import types
 from numba.extending import overload
+from numba.np.numpy_support import as_dtype
 
 from ..compile.inline_library import INTERNAL_JIT_OPTIONS, internal_jit
 from ..rules.arrays import zeros_shaped
-from ..rules.core import FuncPartial
+from ..rules.core import FuncPartial, adjoint_product
 from ..rules.elementwise import check_broadcast
 from ..rules.elementwise import element_at as elementwise_at
 
-_elementwise_cache = {}
+_term_cache = {}
 
 
-def elementwise_partial(partial, nargs):
-    """A scalar partial applied at every element of an array result (``np.sin(x)``,
-    ``a / b`` on arrays): a ``FuncPartial`` whose function returns the array of partials.
-    Arguments are arrays of the result's size or scalars; broadcasting is refused."""
+def elementwise_term(partial, nargs):
+    """The tangent term ``t * d`` of one operand of an elementwise operation on arrays,
+    at every element of the result, in one loop: ``d`` the scalar partial there, ``t``
+    the operand's tangent (an array broadcast to the result, or a scalar). Guarded as
+    the scalar rules are (``adjoint_product``): a zero tangent contributes 0 even where
+    the partial is infinite (``np.sqrt`` of an exact 0), as the same code written as a
+    loop gives. Called ``term(t, ans, *args)``."""
     key = (partial, nargs)
-    if key not in _elementwise_cache:
+    if key not in _term_cache:
         d = partial.jit
         if partial.takes_ans and nargs == 1:
-            def at_every(ans, a):
-                out = np.empty_like(ans)
+            def term(t, ans, a):
+                out = _empty_result(t, ans)
                 for i in range(ans.size):
-                    out.flat[i] = d(ans.flat[i], _element(a, i, ans))
+                    out.flat[i] = adjoint_product(_element(t, i, ans),
+                                                  d(ans.flat[i], _element(a, i, ans)))
                 return out
         elif partial.takes_ans:
-            def at_every(ans, a, b):
-                out = np.empty_like(ans)
+            def term(t, ans, a, b):
+                out = _empty_result(t, ans)
                 for i in range(ans.size):
-                    out.flat[i] = d(ans.flat[i], _element(a, i, ans), _element(b, i, ans))
+                    out.flat[i] = adjoint_product(_element(t, i, ans), d(
+                        ans.flat[i], _element(a, i, ans), _element(b, i, ans)))
                 return out
         elif nargs == 1:
-            def at_every(ans, a):
-                out = np.empty_like(ans)
+            def term(t, ans, a):
+                out = _empty_result(t, ans)
                 for i in range(ans.size):
-                    out.flat[i] = d(_element(a, i, ans))
+                    out.flat[i] = adjoint_product(_element(t, i, ans), d(_element(a, i, ans)))
                 return out
         else:
-            def at_every(ans, a, b):
-                out = np.empty_like(ans)
+            def term(t, ans, a, b):
+                out = _empty_result(t, ans)
                 for i in range(ans.size):
-                    out.flat[i] = d(_element(a, i, ans), _element(b, i, ans))
+                    out.flat[i] = adjoint_product(_element(t, i, ans), d(
+                        _element(a, i, ans), _element(b, i, ans)))
                 return out
-        wrapped = FuncPartial(lambda ans, *args: None)
-        wrapped.takes_ans, wrapped.reads_ans = True, True
-        wrapped.reads_args = tuple(range(nargs))
-        wrapped._jit = internal_jit(at_every)
-        _elementwise_cache[key] = wrapped
-    return _elementwise_cache[key]
+        _term_cache[key] = internal_jit(term)
+    return _term_cache[key]
+
+
+@internal_jit
+def guarded_term(t, d, ans):
+    """``t * d`` at every element of the result ``ans`` of an elementwise operation, for
+    a partial ``d`` that is an operand itself (broadcast like ``t``), guarded as
+    ``elementwise_term``."""
+    out = _empty_result(t, ans)
+    for i in range(ans.size):
+        out.flat[i] = adjoint_product(_element(t, i, ans), _element(d, i, ans))
+    return out
+
+
+def emit_elementwise_term(e, partial, tan, ans, args):
+    """Emit the guarded tangent term of one operand of an elementwise array operation
+    (``partial`` a ``FuncPartial`` or an ``ArgPartial``): see ``elementwise_term``."""
+    if isinstance(partial, FuncPartial):
+        call_args = [tan, ans] + [a if i in partial.reads_args else e.const(0.0, hint="unused")
+                                  for i, a in enumerate(args)]
+        return e.call(elementwise_term(partial, len(args)), call_args, hint="tan")
+    return e.call(guarded_term, [tan, args[partial.index], ans], hint="tan")
+
+
+def _empty_result(t, ans):
+    """A new C array of ``ans``'s shape, of the type of ``t * ans``'s elements."""
+
+
+@overload(_empty_result, jit_options=INTERNAL_JIT_OPTIONS)
+def _empty_result_impl(t, ans):
+    seed = t.dtype if isinstance(t, types.Array) else t
+    scalar = np.promote_types(as_dtype(seed), as_dtype(ans.dtype)).type
+    return lambda t, ans: np.empty(ans.shape, scalar)
 
 
 def _element(a, i, ans):

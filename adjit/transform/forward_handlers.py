@@ -18,11 +18,11 @@ from ..rules.classify import (array_op_site, call_name, callee_object, classify_
 from .tangents import differentiable_items, has_tangent
 from .forward_lists import fwd_build_list, fwd_list_method, fwd_list_new, fwd_list_reduction
 from .forward_tape import fwd_tape_pop, fwd_tape_push, fwd_tape_put, fwd_tape_reserve
-from .forward_elementwise import elementwise_partial, tangent_like
+from .forward_elementwise import emit_elementwise_term, tangent_like
 from .partials import emit_factor, emit_partial, emit_product_sums, is_product
 from ..rules import NONDIFF, lookup
 from ..rules.arrays import is_filled_allocation, zeros_shadow
-from ..rules.core import (ZERO, FuncPartial, adjoint_product_branch, adjoint_product_chain,
+from ..rules.core import (ZERO, adjoint_product_branch, adjoint_product_chain,
                           adjoint_product_sum)
 from ..rules.matmul import lookup_product
 from ..ir.value_types import is_float, is_float_array
@@ -131,15 +131,15 @@ def apply_rule(ctx, stmt, e, rule, name, args):
         partial = rule.partial(k) if rule is not NONDIFF else ZERO
         if partial is ZERO or not ctx.active(a):
             continue
-        if elementwise and isinstance(partial, FuncPartial):
-            partial = elementwise_partial(partial, len(args))
         tan = _tan(ctx, e, old, a)
         given.add(tan.name)
-        if paired and is_product(partial):  # summed two at a time, one NaN check each
+        if elementwise and is_product(partial):  # one guarded loop over the result
+            terms.append(emit_elementwise_term(e, partial, tan, target, primal_args))
+        elif paired and is_product(partial):  # summed two at a time, one NaN check each
             pairs.append((tan, emit_factor(e, partial, target, primal_args)))
         else:
             terms.append(emit_partial(e, partial, tan, target, primal_args,
-                                      guard=not elementwise, product=ctx.product))
+                                      product=ctx.product))
     total = None
     for term in emit_product_sums(e, pairs, ctx.product) + terms:
         total = term if total is None else e.binop(operator.add, total, term, hint="tan")

@@ -8,6 +8,7 @@ mode, so a ufunc needs no rule of its own. Helpers exist for 1-D, 2-D and 3-D re
 one to eight operands, each an array of the result's shape or a scalar (no other
 broadcasting: a mismatched shape raises ``ValueError`` as the ufunc would).
 """
+import inspect
 import threading
 
 import numpy as np
@@ -212,6 +213,10 @@ class VectorizeToLoops:
         result = sig.return_type
         tyctx = cpu_target.typing_context
         inserted = 0
+        kernel = None if isinstance(dufunc, DUFunc) else kernel_of(dufunc)
+        if kernel is not None and len(argtypes) != len(
+                inspect.signature(kernel.py_func).parameters):
+            return 0  # another form (``np.where(condition)``: the indices), not elementwise
         if isinstance(result, types.Array):
             if not (result.ndim in _BY_RANK and isinstance(result.dtype, types.Float)
                     and 1 <= len(argtypes) <= MAX_OPERANDS):

@@ -132,6 +132,13 @@ def interp(x, fp):
     xp = np.array([0.0, 1.0, 2.5, 3.0])  # points outside it are clamped: derivative 0
     return np.sum(np.interp(x, xp, fp) ** 2) + np.interp(x[0] * 1.3, xp, fp * fp)
 def var_std(a): return np.var(a) * np.std(a * a) + a.var()
+def where_indices(x):
+    # np.where(condition) alone: the indices, read as a gather and iterated
+    idx = np.where(x > 0.7)[0]
+    s = np.sum(x[idx] ** 2)
+    for i in np.where(x < 1.0)[0]:
+        s += np.sin(x[i])
+    return s
 def segment_sums(x):
     # per-group sums and means: weighted bincount (weights= and positional, minlength)
     groups = np.array([0, 2, 2, 0, 4, 2])
@@ -241,6 +248,7 @@ CASES = [
     (slogdet_trace, (SPD3 + N33,), 0, []),
     (var_std, (M23,), 0, []),
     (segment_sums, (V6,), 0, ["bincount_weighted"]),
+    (where_indices, (V6,), 0, []),
     (fill_diagonal, (M23.T @ M23, 0.3), (0, 1), []),
     (interp, (np.array([0.3, 1.7, 2.6, 2.9, -0.5, 3.5]), np.array([1.0, 2.0, 0.5, 1.5])),
      (0, 1), []),

@@ -185,7 +185,7 @@ def positional_count(dispatcher):
     """For a callee with ``*args``: how many positional parameters come first (its
     typed IR takes the trailing arguments as one tuple); else None."""
     import inspect
-    params = list(inspect.signature(dispatcher.py_func).parameters.values())
+    params = list(inspect.signature(_python_function(dispatcher)).parameters.values())
     if params and params[-1].kind is params[-1].VAR_POSITIONAL:
         return len(params) - 1
     return None
@@ -198,8 +198,15 @@ def omitted_parameter(dispatcher, nargs):
     import inspect
     if positional_count(dispatcher) is not None:
         return None
-    params = list(inspect.signature(dispatcher.py_func).parameters.values())
+    params = list(inspect.signature(_python_function(dispatcher)).parameters.values())
     return params[nargs] if nargs < len(params) else None
+
+
+def _python_function(callee):
+    """The Python function of a dispatcher, or the function itself: a derived program
+    made by a transform of the plain function keeps that function (``grad(f)`` and then
+    ``numba.njit(f)`` called from other code share one program)."""
+    return getattr(callee, "py_func", callee)
 
 
 def refuse_omitted_default(ctx, stmt, dispatcher):
@@ -209,7 +216,7 @@ def refuse_omitted_default(ctx, stmt, dispatcher):
     param = omitted_parameter(dispatcher, len(stmt.value.args))
     if param is not None:
         raise ctx.unsupported(
-            f"calling '{dispatcher.py_func.__qualname__}' without its argument "
+            f"calling '{_python_function(dispatcher).__qualname__}' without its argument "
             f"'{param.name}'", stmt.loc,
             f"adjit cannot pass its default (a {type(param.default).__name__}); "
             f"pass {param.name}=... in the call")

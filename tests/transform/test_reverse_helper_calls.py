@@ -97,3 +97,23 @@ def test_a_helper_iterating_its_arguments_does_not_write_them():
     check_grad(_kde_total, *args, argnums=(0, 1, 2))
     check_jvp(_kde_total, *args)
     check_hvp(_kde_total, *args, argnums=(0, 1, 2))
+
+
+def _scaled_sines(x, a):
+    return np.sum(np.sin(x)) * a
+
+
+def test_a_plain_function_transformed_first_then_jitted_as_a_helper():
+    """``grad(f)`` of the plain function, then ``numba.njit(f)`` called from other code:
+    the shared derived program held the plain function, which has no ``py_func`` (an
+    internal AttributeError in every mode)."""
+    from adjit.testing import check_hvp, check_jvp
+    x = np.array([0.3, -0.2])
+    assert np.allclose(adjit.grad(_scaled_sines)(x, 2.0), 2.0 * np.cos(x), rtol=1e-14)
+    helper = numba.njit(_scaled_sines)
+
+    def wrapped(x, a):
+        return helper(x, a) + 1.0
+    check_grad(wrapped, x, 2.0, argnums=(0, 1))
+    check_jvp(wrapped, x, 2.0)
+    check_hvp(wrapped, x, 2.0)

@@ -5,6 +5,7 @@ right after it copies ``func_ir`` (phis included: ``PreLowerStripPhis`` would de
 ``typemap``, ``calltypes`` and ``return_type`` and ends the pipeline early, so nothing is
 lowered or compiled. Results are cached per (function, argument types).
 """
+import operator
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -15,7 +16,10 @@ from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.registry import cpu_target
+from numba.core.analysis import compute_cfg_from_blocks
+from numba.core.ir_utils import build_definitions
 from numba.core.typed_passes import NopythonTypeInference
+from numba.core.untyped_passes import DeadBranchPrune
 
 from ..errors import ArgumentError, UnsupportedError, first_reason, numba_location
 from ..compile.caches import owned_cache
@@ -69,11 +73,80 @@ class CaptureTypedIR(FunctionPass):
         raise compiler._EarlyPipelineCompletion(captured)
 
 
+@register_pass(mutates_CFG=True, analysis_only=False)
+class PruneNoneChecksOfArguments(FunctionPass):
+    """``if out is None: out = np.empty_like(x)`` where ``out`` is passed an array: the
+    branch is never taken, so it goes, as Numba prunes it for an omitted ``out``. Left in,
+    ``out`` would merge the argument with a new array, and reverse mode would refuse a
+    helper that writes ``out`` as one that writes its argument and returns a new array.
+    (Numba's own pruning needs the argument's variable assigned once; here it is
+    reassigned in the branch.) A compared variable counts as the argument when that is
+    its only definition, or, in the entry block, its last one before the test."""
+
+    _name = "adjit_prune_none_checks_of_arguments"
+    _TESTS = {operator.is_: False, operator.eq: False, operator.is_not: True,
+              operator.ne: True}  # the branch taken when the argument is not None
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        func_ir = state.func_ir
+        entry = min(func_ir.blocks)
+        pruned = False
+        for label, block in func_ir.blocks.items():
+            branch = block.body[-1]
+            if isinstance(branch, ir.Branch):
+                taken = self.taken(func_ir, state.args, block, label == entry, branch)
+                if taken is not None:
+                    block.body[-1] = ir.Jump(taken, branch.loc)
+                    pruned = True
+        if pruned:
+            for dead in compute_cfg_from_blocks(func_ir.blocks).dead_nodes():
+                del func_ir.blocks[dead]
+            func_ir._definitions = build_definitions(func_ir.blocks)
+        return pruned
+
+    def taken(self, func_ir, argtypes, block, is_entry, branch):
+        """The label a ``branch`` on ``arg is None`` (``is not``, ``==``, ``!=``) always
+        takes for a never-None argument, else None."""
+        local = {}
+        for stmt in block.body:
+            if isinstance(stmt, ir.Assign):
+                local[stmt.target.name] = stmt.value
+
+        def value_of(var):
+            defs = func_ir._definitions.get(var.name, [])
+            if is_entry and var.name in local:
+                return local[var.name]
+            return defs[0] if len(defs) == 1 else None
+        test = value_of(branch.cond)
+        if isinstance(test, ir.Expr) and test.op == "call" and len(test.args) == 1:
+            callee = value_of(test.func)
+            if isinstance(callee, ir.Global) and callee.value is bool:
+                test = value_of(test.args[0])
+        if not (isinstance(test, ir.Expr) and test.op == "binop"
+                and test.fn in self._TESTS):
+            return None
+        sides = [value_of(test.lhs), value_of(test.rhs)]
+        args = [v for v in sides if isinstance(v, ir.Arg)]
+        nones = [v for v in sides if isinstance(v, ir.Const) and v.value is None]
+        if len(args) != 1 or len(nones) != 1 or args[0].index >= len(argtypes):
+            return None
+        typ = argtypes[args[0].index]
+        if isinstance(typ, (types.NoneType, types.Optional, types.Omitted, types.Dummy)) or (
+                typ == types.pyobject):
+            return None
+        return branch.truebr if self._TESTS[test.fn] else branch.falsebr
+
+
 class TypingOnlyPipeline(SharedOverloadCompiles, MemoisedScalarTyping, CompilerBase):
-    """Numba's untyped passes plus type inference; ends at ``CaptureTypedIR``."""
+    """Numba's untyped passes (and ``PruneNoneChecksOfArguments``) plus type inference;
+    ends at ``CaptureTypedIR``."""
 
     def define_pipelines(self):
         pm = DefaultPassBuilder.define_untyped_pipeline(self.state)
+        pm.add_pass_after(PruneNoneChecksOfArguments, DeadBranchPrune)
         pm.add_pass(NopythonTypeInference, "nopython frontend")
         pm.add_pass(CaptureTypedIR, "adjit: capture typed IR")
         pm.finalize()

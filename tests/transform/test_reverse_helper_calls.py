@@ -117,3 +117,34 @@ def test_a_plain_function_transformed_first_then_jitted_as_a_helper():
     check_grad(wrapped, x, 2.0, argnums=(0, 1))
     check_jvp(wrapped, x, 2.0)
     check_hvp(wrapped, x, 2.0)
+
+
+@numba.njit
+def _doubled(x, out=None):
+    if out is None:
+        out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = 2.0 * x[i] * x[i]
+    return out
+
+
+def _into_given_out(x):
+    b = np.empty_like(x)
+    _doubled(x, out=b)
+    return np.sum(b * np.sin(b))
+
+
+def _into_new_out(x):
+    return np.sum(np.sin(_doubled(x)))
+
+
+def test_the_out_is_none_idiom_with_out_given_and_omitted():
+    """``if out is None: out = np.empty_like(x)`` with ``out`` given: the branch is never
+    taken, and reverse mode refused the helper as one writing its argument and returning
+    a new array (the capture now prunes it, as Numba does for an omitted ``out``)."""
+    from adjit.testing import check_hvp, check_jvp
+    x = np.array([0.3, -0.7, 0.5])
+    for f in (_into_given_out, _into_new_out):
+        check_grad(f, x)
+        check_jvp(f, x)
+        check_hvp(f, x)

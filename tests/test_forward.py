@@ -201,6 +201,23 @@ def test_a_typed_dict_write_is_refused_alike_in_both_modes():
             transform(*args)
 
 
+def _parameters_in_a_dict(x):
+    d = {"a": x[0], "b": x[1]}
+    return d["a"] * d["b"]
+
+
+def test_a_dict_literal_is_refused_by_name_with_advice_in_both_modes():
+    """jvp printed the raw IR of the 'build_map' node; grad named Numba's Dict type."""
+    x = np.array([0.3, -0.7])
+    for transform, args in ((adjit.jvp(_parameters_in_a_dict), (x, x)),
+                            (adjit.grad(_parameters_in_a_dict), (x,))):
+        with pytest.raises(adjit.UnsupportedError) as info:
+            transform(*args)
+        message = str(info.value)
+        assert "'d'" in message and "$" not in message and "build_map" not in message
+        assert "instead" in message or "keep named parameters" in message
+
+
 @numba.njit
 def _maybe(x, k):
     if k < 0:

@@ -82,6 +82,10 @@ def test_an_optional_array_is_refused_with_its_reason():
     # the np.sum reading it used to say only that np.sum had no rule
     with pytest.raises(adjit.UnsupportedError, match="may be None"):
         adjit.grad(_matrix_power_sum)(np.eye(3) + 0.1)
+    # jvp named the SSA temporary ('$78call.9') and its Numba type
+    with pytest.raises(adjit.UnsupportedError,
+                       match=r"'np\.linalg\.matrix_power\(\.\.\.\)', whose result may be None"):
+        adjit.jvp(_matrix_power_sum)(np.eye(3) + 0.1, np.eye(3))
 
 
 def _shape_options_by_keyword(x):

@@ -57,6 +57,31 @@ def node_kind(stmt):
     return type(stmt).__name__.lower()
 
 
+#: how a user wrote the IR constructs no handler covers, and what to do instead
+_CONSTRUCT_WORDS = {
+    "build_map": ("a dict holding differentiated values",
+                  "adjit differentiates values held in arrays, tuples and float lists: keep "
+                  "named parameters in a tuple or in separate variables"),
+    "build_set": ("a set holding differentiated values",
+                  "keep the values in an array or a list"),
+    "make_function": ("a function defined inside the differentiated function",
+                      "define it at module level as an @njit helper"),
+}
+
+
+def construct_refusal(stmt):
+    """``(construct, advice)`` refusing a statement no handler covers that touches a
+    differentiated value: in the user's words where adjit knows the construct, naming
+    the variable it assigns (not an SSA temporary); else the IR node's kind."""
+    kind = node_kind(stmt)
+    what, advice = _CONSTRUCT_WORDS.get(kind, (f"the construct '{kind}'",
+                                               "no derivative rule covers it"))
+    target = getattr(stmt, "target", None)
+    if isinstance(target, ir.Var) and not target.name.startswith("$"):
+        what += f" ('{target.name.split('.')[0]}')"
+    return what, advice
+
+
 def global_value(blocks, var):
     """The Python object ``var`` was loaded from as a global or free variable, or None."""
     index = _index_of(blocks)

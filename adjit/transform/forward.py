@@ -31,12 +31,13 @@ from .partials import (forward_product_form, long_straight_line, plain_constant_
                        product_form)
 from .tangents import differentiable_items, has_tangent, tangent_suffix
 from ..ir.lists import display_name, is_float_list
-from ..ir.nodes import definitions_indexed, node_kind
+from ..ir.nodes import construct_refusal, definitions_indexed, node_kind
 from .forward_handlers import FWD_HANDLERS
 from .forward_tape import early_record_tangents
 from .reverse.forward_pass import copy_phi_inputs, is_phi, phi_exports
 from ..compile.caches import owned_cache
 from ..rules.arrays import zeros_shadow
+from ..rules.classify import call_name, callee_key
 
 
 def tangent_arg_names(arg_names, active_args):
@@ -177,14 +178,13 @@ def build_jvp_blocks(ctx, arg_names):
                 e.stmt(clone_stmt(stmt))  # steers control flow only: no tangent
                 continue
             if isinstance(stmt, ir.Assign) and may_be_none(ctx, stmt.target):
-                raise ctx.unsupported(f"a value that may be None "
-                                      f"('{stmt.target.name}', {ctx.typeof(stmt.target.name)})",
-                                      stmt.loc, "return or use a float on every path")
+                what, advice = _may_be_none_words(ctx, stmt)
+                raise ctx.unsupported(what, stmt.loc, advice)
             handler = FWD_HANDLERS.get(node_kind(stmt))
             if handler is None:
                 if any(ctx.active(v) for v in stmt.list_vars()):
-                    raise ctx.unsupported(f"the IR construct '{node_kind(stmt)}'", stmt.loc,
-                                          str(stmt))
+                    what, advice = construct_refusal(stmt)
+                    raise ctx.unsupported(what, stmt.loc, advice)
                 e.stmt(clone_stmt(stmt))
                 continue
             start = len(block.body)
@@ -316,3 +316,18 @@ def derive_jvp(func, argtypes, active_args):
 
 
 __all__ = ["derive_jvp", "JVPProgram", "config"]
+
+
+def _may_be_none_words(ctx, stmt):
+    """``(construct, advice)`` refusing a value Numba types as Optional, named as the
+    user wrote it: the call that returns it, or the variable (not an SSA temporary)."""
+    value, name = stmt.value, stmt.target.name
+    if isinstance(value, ir.Expr) and value.op == "call":
+        key, _ = callee_key(ctx.fn, value.func)
+        if key is not None:
+            return (f"'{call_name(key)}(...)', whose result may be None",
+                    "Numba types it as returning a value or None (np.linalg.matrix_power "
+                    "does); compute it in a way that always returns a value, such as a "
+                    "loop of @ products")
+    shown = "a value" if name.startswith("$") else f"'{name.split('.')[0]}'"
+    return f"{shown}, which may be None", "return or use a float on every path"

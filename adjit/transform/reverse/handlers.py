@@ -17,7 +17,7 @@ from numba.core.registry import cpu_target
 
 from ...errors import AdjitError
 from ...ir.builder import fresh_name
-from ...ir.nodes import node_kind
+from ...ir.nodes import construct_refusal, node_kind
 from ..partials import emit_partial, emit_product
 from ...rules import NONDIFF, lookup
 from ...rules.arrays import (is_filled_allocation, add_indexed, add_in_bounds_at, add_selection,
@@ -312,8 +312,13 @@ def rev_container_item(ctx, stmt, e):
         ctx.accumulate(e, expr.value, e.var(bar(target.name)), item=k)
         ctx.reset(e, target.name)
         return
-    raise ctx.unsupported(f"reading {ctx.typeof(target.name)} out of "
-                          f"{ctx.typeof(expr.value.name)}", stmt.loc,
+    container = ctx.typeof(expr.value.name)
+    if "Dict" in type(container).__name__:  # as writing into it is refused
+        what, advice = container_write_refusal(expr.value.name, container)
+        raise ctx.unsupported(what.replace("writing a differentiated value into",
+                                           "reading a differentiated value out of"),
+                              stmt.loc, advice)
+    raise ctx.unsupported(f"reading {ctx.typeof(target.name)} out of {container}", stmt.loc,
                           "only constant indices of flat tuples of floats have adjoints")
 
 
@@ -339,9 +344,8 @@ def rev_nothing(ctx, stmt, e):
 
 def rev_reject(ctx, stmt, e):
     """A node that touches an active value and has no adjoint: refuse loudly."""
-    value = getattr(stmt, "value", stmt)
-    kind = getattr(value, "op", type(value).__name__)
-    raise ctx.unsupported(f"the IR construct '{kind}'", stmt.loc, str(stmt))
+    what, advice = construct_refusal(stmt)
+    raise ctx.unsupported(what, stmt.loc, advice)
 
 
 def rev_setitem(ctx, stmt, e):

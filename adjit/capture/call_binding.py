@@ -412,3 +412,56 @@ class CallNumberClassGlobals:
         for block in fn.func_ir.blocks.values():
             block.body = [s for s in block.body
                           if not (isinstance(s, ir.Del) and s.value in removed)]
+
+
+_jitted = {}
+
+
+def jitable_function(ftype, sig):
+    """The Python function behind a ``@register_jitable`` call (an overload whose
+    implementation is the function itself), else None. Other overloads implement the
+    function by other code, so their Python body says nothing about the derivative."""
+    key = getattr(ftype, "typing_key", None)
+    if not (isinstance(ftype, types.Function) and inspect.isfunction(key)):
+        return None
+    for template in ftype.templates:
+        overload_func = getattr(template, "_overload_func", None)
+        try:
+            if overload_func is not None and overload_func(*sig.args) is key:
+                return key
+        except Exception:  # an overload that refuses these types: not this one
+            continue
+    return None
+
+
+class JitableFunctionsToDispatchers:
+    """A call of a ``@register_jitable`` function becomes a call of ``numba.njit`` of
+    it: the same code (Numba compiles the function itself), which adjit then binds and
+    derives like any ``@njit`` helper."""
+
+    name = "jitable_functions_to_dispatchers"
+
+    def run(self, fn):
+        tyctx = cpu_target.typing_context
+        for block in fn.func_ir.blocks.values():
+            for stmt in list(block.body):
+                expr = stmt.value if isinstance(stmt, ir.Assign) else None
+                if not (isinstance(expr, ir.Expr) and expr.op == "call"
+                        and expr in fn.calltypes and not expr.vararg):
+                    continue
+                func = jitable_function(fn.typemap.get(expr.func.name), fn.calltypes[expr])
+                if func is None:
+                    continue
+                dispatcher = _jitted.setdefault(func, numba.njit(func))
+                fnty = types.Dispatcher(dispatcher)
+                sig = tyctx.resolve_function_type(
+                    fnty, tuple(fn.typeof(a.name) for a in expr.args),
+                    {k: fn.typeof(v.name) for k, v in expr.kws})
+                if sig is None:
+                    continue
+                var = ir.Var(block.scope, fresh_name(f"${func.__name__}"), stmt.loc)
+                fn.typemap[var.name] = fnty
+                block.body.insert(block.body.index(stmt), ir.Assign(
+                    ir.Global(func.__name__, dispatcher, stmt.loc), var, stmt.loc))
+                expr.func = var
+                fn.calltypes[expr] = sig

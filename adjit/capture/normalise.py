@@ -11,7 +11,7 @@ from numba.core import ir, types
 
 from ..ir.builder import fresh_name
 from .array_iteration import IndexArrayIteration
-from .call_binding import BindCallArguments, CallNumberClassGlobals
+from .call_binding import BindCallArguments, CallNumberClassGlobals, JitableFunctionsToDispatchers
 from .composites import CompositesToHelpers
 from .effects import call_writes
 from .comprehensions import ArrayLiteralToWrites, ComprehensionToEmpty, ListOperandsToArrays
@@ -299,7 +299,7 @@ NORMALISE = [ContiguousAliases(), InplaceArrayToSliceWrite(), DropSelfSliceWrite
              ComprehensionToEmpty(), ListOperandsToArrays(), ArrayLiteralToWrites(), GatherReadsToTake(),
              MixedReadsToTake(), MixedWritesToViewWrites(),
              MethodsToFunctions(), JitclassMethodsToCalls(),
-             BindCallArguments(), CallNumberClassGlobals(), CompositesToHelpers(),
+             JitableFunctionsToDispatchers(), BindCallArguments(), CallNumberClassGlobals(), CompositesToHelpers(),
              *ZERO_DIM, VectorizeToLoops(),
              FlatIterationToRavel(), IndexArrayIteration(), IndexListIteration(),
              IndexTupleIteration(),

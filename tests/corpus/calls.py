@@ -2,6 +2,7 @@
 import math
 
 import numba
+from numba.extending import register_jitable
 
 from . import Case
 
@@ -129,3 +130,16 @@ CASES = [
     Case(outer, (0.8,), id="dispatcher_outer"),
     Case(rpow, (1.3, 4), id="dispatcher_recursive"),
 ]
+
+
+@register_jitable
+def softplus(x, beta=1.0):
+    # a library-style helper: plain Python, compiled by Numba when jitted code calls it
+    return math.log1p(math.exp(beta * x)) / beta
+
+
+def call_register_jitable(x, y):
+    return softplus(x, beta=2.0) * softplus(y) + softplus(x * y)
+
+
+CASES += [Case(call_register_jitable, (0.4, -0.9), (0, 1))]

@@ -234,6 +234,31 @@ def test_hvp_through_a_recursive_helper_as_the_first_transform():
 
 
 # -- 8. / 9. higher-order forms and internal errors ------------------------------------------
+@numba.njit
+def _energy(x):
+    return np.sum(x ** 2 * np.sin(x))
+
+
+_energy_gradient = adjit.grad(_energy)
+
+
+def _gradient_norm(x):
+    return np.sum(_energy_gradient(x) ** 2)
+
+
+def test_reverse_over_a_called_gradient_is_refused_by_name_and_forward_works():
+    """grad of a function calling adjit.grad(g): refused as reverse over reverse (it
+    said the generated 'grad__energy' writes its arguments); jvp of it works."""
+    x = np.array([0.3, -0.7, 1.1])
+    for transform, args in ((adjit.grad(_gradient_norm), (x,)),
+                            (adjit.hvp(_gradient_norm), (x, x))):
+        with pytest.raises(adjit.UnsupportedError,
+                           match=r"'adjit\.grad\(_energy\)' inside a function differentiated "
+                                 r"in reverse mode"):
+            transform(*args)
+    check_jvp(_gradient_norm, x)
+
+
 def test_direct_nested_jvp_is_refused_with_advice():
     with pytest.raises(adjit.ArgumentError, match="wrap the inner one"):
         adjit.jvp(adjit.jvp(_sqrt))

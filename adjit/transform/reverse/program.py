@@ -12,14 +12,14 @@ itself finds its own program in the cache instead of deriving it again.
 """
 import threading
 
-from numba.core import types
+from numba.core import ir, types
 
 from ...capture.normalise import normalise
 from ...ir.builder import copy_blocks
 from ...ir.checks import after_rewrite
 from ...capture.typed_ir import capture, py_function_of
 from ...compile.dispatcher import generated_dispatcher
-from ...errors import AdjitError
+from ...errors import AdjitError, UnsupportedError
 from ...ir.dead_code import discard_result
 from ..analysis import activity
 from .context import TAPE, YBAR, ReverseContext, shadow_arg, shadowed_array_args
@@ -88,6 +88,7 @@ class ReverseProgram:
 
     def analyse(self):
         """A fresh context plus the reverse blocks (which fix the record layouts)."""
+        _refuse_nested_reverse(self.typed)
         ctx = ReverseContext(self.typed, self.active_args)
         ctx.derive = derive_call
         rev = ReversePass(ctx)
@@ -161,6 +162,28 @@ class ReverseProgram:
             format_blocks(build_forward(ctx, rev), "forward pass"),
             format_blocks(rev.blocks, "reverse pass"),
         ])
+
+
+def _refuse_nested_reverse(typed):
+    """A call of one of adjit's reverse-mode transforms (``adjit.grad(g)(x)``) inside a
+    function differentiated in reverse mode: refused by the name the user wrote, where
+    the analysis would misread the generated function as a helper that writes its
+    arguments."""
+    for block in typed.func_ir.blocks.values():
+        for stmt in block.find_insts(ir.Assign):
+            value = stmt.value
+            if not (isinstance(value, ir.Expr) and value.op == "call"):
+                continue
+            callee = getattr(typed.typeof(value.func.name), "dispatcher", None)
+            spec = getattr(callee, "adjit_spec", None)
+            if spec is not None and spec[0] != "jvp":
+                name = f"adjit.{spec[0]}({py_function_of(spec[1]).__name__})"
+                raise UnsupportedError(
+                    f"'{name}' inside a function differentiated in reverse mode",
+                    typed.name, stmt.loc,
+                    "reverse mode over reverse mode is not supported: differentiate this "
+                    "function with adjit.jvp (forward over reverse), or take second "
+                    "derivatives with adjit.hvp or adjit.hessian of the inner function")
 
 
 def _any_layout(typ):

@@ -1,5 +1,6 @@
 """Arrays returned by @njit helpers: the reverse pass recomputes them by calling the
-helper again, which it must refuse when the helper draws random numbers."""
+helper again, except when the helper draws random numbers: then it keeps the array the
+forward sweep got (a second call would draw other numbers)."""
 import math
 
 import numpy as np
@@ -31,11 +32,13 @@ def squares_of_scaled(x):
 
 
 def squares_of_noisy(x):
+    np.random.seed(3)
     y = _noisy_scaled(x)
     return np.sum(y * y)
 
 
 def squares_of_nested_noisy(x):
+    np.random.seed(3)
     y = _calls_noisy(x)
     return np.sum(y * y)
 
@@ -46,11 +49,24 @@ def test_deterministic_helper_is_called_again():
     check_grad(squares_of_scaled, x)
 
 
-@pytest.mark.parametrize("fn", [squares_of_noisy, squares_of_nested_noisy])
-def test_random_helper_is_refused(fn):
-    with pytest.raises(adjit.UnsupportedError, match="draws random numbers") as info:
-        adjit.grad(fn)(np.ones(3))
-    assert "_noisy_scaled" in str(info.value) or "_calls_noisy" in str(info.value)
+@numba.njit
+def _seeded_draw():
+    np.random.seed(3)
+    return np.random.standard_normal()
+
+
+@pytest.mark.parametrize("fn, shift", [(squares_of_noisy, 0.0), (squares_of_nested_noisy, 1.0)])
+def test_random_helper_result_is_kept_not_drawn_again(fn, shift):
+    """y = x * r (+ 1) with one draw r: the gradient is 2 r (r x + shift) for the r of
+    this call (it was refused: the reverse pass would call the helper again and draw
+    another r)."""
+    from adjit.testing import check_hvp, check_jvp
+    x = np.array([0.5, -1.0, 2.0])
+    r = _seeded_draw()
+    np.testing.assert_allclose(adjit.grad(fn)(x), 2.0 * r * (r * x + shift), rtol=1e-13)
+    check_grad(fn, x)
+    check_jvp(fn, x)
+    check_hvp(fn, x)
 
 
 @numba.njit
@@ -63,10 +79,12 @@ def squares_of_generator_scaled(x, rng):
     return np.sum(y * y)
 
 
-def test_helper_drawing_from_a_generator_argument_is_refused():
-    rng = np.random.default_rng(0)
-    with pytest.raises(adjit.UnsupportedError, match="draws random numbers"):
-        adjit.grad(squares_of_generator_scaled)(np.ones(3), rng)
+def test_helper_drawing_from_a_generator_argument_uses_its_one_draw():
+    r = np.random.default_rng(0).standard_normal()
+    x = np.ones(3)
+    np.testing.assert_allclose(
+        adjit.grad(squares_of_generator_scaled)(x, np.random.default_rng(0)),
+        2.0 * r * r * x, rtol=1e-13)
 
 
 @numba.njit

@@ -260,9 +260,8 @@ class ReversePass:
             value = ir.Expr.getitem(view[0], view[1], loc) if view is not None else None
         elif not self.recomputable(value):
             return None
-        if value is None:
+        if value is None or ctx.draws_random(value):  # called again: other numbers
             return None
-        ctx.check_repeatable(value, loc)
         # element reads are recomputed at the head of the block: only from arrays no
         # element write can have changed by then
         reads_data = (getattr(value, "op", None) in ("getitem", "static_getitem")

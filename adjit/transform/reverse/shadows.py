@@ -230,18 +230,15 @@ class Shadows(TupleItems, SavedShapes):
             return None
         return value.func, list(value.args)
 
-    def check_repeatable(self, value, loc):
-        """Refuse to recompute an array by calling its ``@njit`` helper again when the
-        helper draws random numbers: the second call would return other numbers."""
+    def draws_random(self, value):
+        """Whether ``value`` is an array an ``@njit`` helper returns (``array_call``) that
+        draws random numbers: calling it again would return other numbers, so the reverse
+        pass keeps the array the forward sweep got instead of recomputing it."""
         if self.array_call(value) is None:
-            return
-        dispatcher = self.typeof(value.func.name).dispatcher
+            return False
         sig = self.fn.calltypes[value]
-        if callee_draws_random(dispatcher, tuple(types.unliteral(t) for t in sig.args)):
-            raise self.unsupported(
-                f"reading the array returned by '{dispatcher.py_func.__name__}', which "
-                "draws random numbers", loc, "the reverse pass would call it again and "
-                "get other numbers; draw them outside and pass them in")
+        return callee_draws_random(self.typeof(value.func.name).dispatcher,
+                                   tuple(types.unliteral(t) for t in sig.args))
 
     def rematerialisable(self, name):
         """Whether the reverse pass may recompute elementwise result ``name``: it is never

@@ -1,11 +1,9 @@
 """Public transforms: ``grad``, ``value_and_grad``, ``vjp``, ``jvp``, ``hvp``, ``show``.
 Each returns a Numba dispatcher (generated IR compiled through Numba's pipeline), so it
 runs from Python and inside ``@njit`` code, is compiled once per signature, and calling
-``adjit.grad(f)`` twice returns the same dispatcher.
-
-Conventions follow JAX: ``argnums`` is an int or a tuple of ints; an int gives one
-gradient, a tuple gives a tuple. Gradients have their argument's type and shape.
-"""
+``adjit.grad(f)`` twice returns the same dispatcher. Conventions follow JAX: ``argnums``
+is an int (one gradient) or a tuple of ints (a tuple); gradients have their argument's
+type and shape."""
 import inspect
 import operator
 import threading
@@ -55,6 +53,16 @@ def _check_named_parameters(py_func, kind):
             f"adjit.{kind}({py_func.__qualname__}): the function takes *args; transforms "
             "need named parameters. To nest jvp, wrap the inner one in a function of named "
             "arguments: def df(x): return adjit.jvp(f)(x, 1.0)[1], then adjit.jvp(df)")
+
+
+def _refuse_reverse_over_reverse(func, kind):
+    """``grad(grad(f))``, ``hvp(grad(f))``: refused with what works, not inside generated code."""
+    spec = getattr(func, "adjit_spec", None)
+    if spec is not None and spec[0] != "jvp":
+        inner = f"adjit.{spec[0]}({py_function_of(spec[1]).__qualname__})"
+        raise ArgumentError(f"adjit.{kind}({inner}): reverse mode over reverse mode is not "
+                            "supported. For second derivatives use adjit.hvp(f), "
+                            f"adjit.hessian(f) or adjit.jvp({inner}) (forward over reverse)")
 
 
 def _normalise_argnums(argnums, nparams, fname):
@@ -235,6 +243,7 @@ def _transform(func, argnums, kind, cache=False):
     """The cached dispatcher of one transform of ``func``."""
     if not callable(func):
         raise ArgumentError(f"adjit.{kind} expects a function, got {func!r}")
+    _refuse_reverse_over_reverse(func, kind)
     py_func = py_function_of(func)
     _check_named_parameters(py_func, kind)
     nparams = len(inspect.signature(py_func).parameters)
@@ -441,6 +450,7 @@ def hvp(func, argnums=0, cache=False):
     arguments held fixed), i.e. ``jvp(grad(f, (i, j)))``'s tangent, as in JAX."""
     if not callable(func):
         raise ArgumentError(f"adjit.hvp expects a function, got {func!r}")
+    _refuse_reverse_over_reverse(func, "hvp")
     py_func = py_function_of(func)
     _check_named_parameters(py_func, "hvp")
     nparams = len(inspect.signature(py_func).parameters)
@@ -515,6 +525,7 @@ def hessian(func, cache=False):
     small column loop around it is compiled in each process)."""
     if not callable(func):
         raise ArgumentError(f"adjit.hessian expects a function, got {func!r}")
+    _refuse_reverse_over_reverse(func, "hessian")
     py_func = py_function_of(func)
     _check_named_parameters(py_func, "hessian")
     required, nparams = _parameter_counts(py_func)

@@ -259,6 +259,16 @@ def test_reverse_over_a_called_gradient_is_refused_by_name_and_forward_works():
     check_jvp(_gradient_norm, x)
 
 
+def test_direct_reverse_over_reverse_is_refused_with_advice():
+    """grad(grad(f)) and vjp/hvp of a grad failed inside the generated code, naming an
+    IR 'const' and adjit's own helpers."""
+    inner = adjit.grad(_sqrt)
+    for outer in (adjit.grad, adjit.vjp, adjit.hvp, adjit.hessian):
+        with pytest.raises(adjit.ArgumentError, match=r"reverse mode over reverse mode.*hvp"):
+            outer(inner)
+    assert adjit.jvp(inner)(4.0, 1.0)[1] == pytest.approx(-0.25 * 4.0 ** -1.5)
+
+
 def test_direct_nested_jvp_is_refused_with_advice():
     with pytest.raises(adjit.ArgumentError, match="wrap the inner one"):
         adjit.jvp(adjit.jvp(_sqrt))

@@ -166,3 +166,33 @@ def test_the_out_is_none_idiom_with_out_given_and_omitted():
         check_grad(f, x)
         check_jvp(f, x)
         check_hvp(f, x)
+
+
+@numba.njit
+def _forces(x, f):
+    pot = 0.0
+    for i in range(x.shape[0]):
+        f[i] = -x[i] ** 3 + 0.1 * x[(i + 1) % x.shape[0]]
+        pot += 0.25 * x[i] ** 4
+    return f, pot
+
+
+def _md_steps(x0):
+    x = x0.copy()
+    f = np.zeros_like(x)
+    f, pot = _forces(x, f)
+    for _ in range(3):
+        x += 0.1 * f
+        f, pot = _forces(x, f)
+    return pot + np.sum(f * f)
+
+
+def test_a_helper_returning_the_array_it_filled_in_a_tuple_rebinds_it():
+    """``f, pot = forces(x, f)`` in a time loop (molecular dynamics): the loop's phi
+    merges f with the tuple item the helper returns, which is f itself; reverse mode
+    refused it as views of an array from different branches."""
+    from adjit.testing import check_hvp, check_jvp
+    x0 = np.array([0.5, -0.3, 0.8])
+    check_grad(_md_steps, x0)
+    check_jvp(_md_steps, x0)
+    check_hvp(_md_steps, x0)

@@ -378,7 +378,7 @@ class Shadows(TupleItems, SavedShapes):
         for _ in range(64):
             value = self.definition(root)
             returned = (self.alias_source(value) if isinstance(value, ir.Expr)
-                        and value.op == "call" else None)
+                        and value.op in ("call", "static_getitem") else None)
             if returned is None:
                 return root
             root = self.array_root(returned.name)

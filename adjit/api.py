@@ -495,7 +495,8 @@ class _HVPWrapper:
         _check_differentiable(fname, self.names, primal_types, self.argnums)
         _check_tangents(fname, self.names, primal_types, self.argnums, flat[n:])
         g = grad(self.func, self.argnums[0] if self.single else self.argnums)
-        active = tuple(i for i, t in enumerate(primal_types) if is_differentiable(t))
+        # the others are held fixed: no tangents (a float in a typed Dict needs none)
+        active = tuple(sorted(set(self.argnums)))
         program = derive_jvp(g, primal_types, active)
         block, e = _entry_block(py_func)
         blocks = {0: block}
@@ -506,9 +507,7 @@ class _HVPWrapper:
         for k, i in enumerate(self.argnums):
             if _needs_contiguous(primal_types[i], flat[n + k]):
                 given[i] = e.call(np.ascontiguousarray, [given[i]], hint="tangent")
-        tangents = [given[i] if i in given else
-                    (e.call(zeros_shadow, [args[i]], hint="zero") if is_float_array(
-                        primal_types[i]) else e.const(0.0)) for i in active]
+        tangents = [given[i] for i in active]
         for i, v in given.items():
             if is_float_array(primal_types[i]):
                 e = _check_shape(blocks, e, args[i], v, _TANGENT_SHAPE.format(self.names[i]))

@@ -218,6 +218,26 @@ def test_a_dict_literal_is_refused_by_name_with_advice_in_both_modes():
         assert "instead" in message or "keep named parameters" in message
 
 
+def _scaled_by_a_dict_entry(x, k):
+    d = numba.typed.Dict.empty(key_type=numba.types.unicode_type,
+                               value_type=numba.float64)
+    d["k"] = k
+    return np.sum(d["k"] * x * x)
+
+
+def test_hvp_holds_the_other_arguments_fixed_without_tangents():
+    """hvp(f, argnums=0) gave every float argument a (zero) tangent, so a float ``k``
+    stored in a typed Dict was refused, though grad(f, 0) accepts it, and the message
+    named adjit's 'grad_...' and a spliced 'd#fwd#NN'."""
+    x = np.array([0.5, -0.3, 0.8])
+    np.testing.assert_allclose(adjit.hvp(_scaled_by_a_dict_entry, argnums=0)(x, 1.2, np.ones(3)),
+                               [2.4, 2.4, 2.4], rtol=1e-14)
+    with pytest.raises(adjit.UnsupportedError) as info:  # k differentiated: refused
+        adjit.hvp(_scaled_by_a_dict_entry, argnums=(0, 1))(x, 1.2, np.ones(3), 1.0)
+    message = str(info.value)
+    assert "'_scaled_by_a_dict_entry'" in message and "'d'" in message and "#" not in message
+
+
 @numba.njit
 def _maybe(x, k):
     if k < 0:

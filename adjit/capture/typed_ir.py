@@ -48,6 +48,12 @@ class TypedFunction:
         return self.py_func.__qualname__
 
     @property
+    def user_name(self):
+        """The function's name in messages: for one adjit generated, the user's function
+        it derives (``grad_loss`` and ``loss_fwd`` are ``loss``)."""
+        return getattr(self.py_func, "_adjit_primal_name", None) or self.name
+
+    @property
     def arg_names(self):
         return tuple(self.func_ir.arg_names)
 

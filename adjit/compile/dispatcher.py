@@ -296,6 +296,8 @@ def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None
     internal function also gets the module passes by itself first."""
     stub = make_stub(name, arg_names, builder, defaults)
     stub._adjit_plain = plain
+    # messages about its code name the function it derives (``loss``, not ``grad_loss``)
+    stub._adjit_primal_name = getattr(getattr(primal, "py_func", primal), "__qualname__", None)
     stub._adjit_internal = internal
     stub._adjit_optimise_alone = optimise_alone
     # a public transform's own code unwinds the tape on an exception (compile/unwinding)

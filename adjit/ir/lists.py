@@ -13,7 +13,7 @@ values is refused by name.
 import numpy as np
 from numba.core import ir, types
 
-from .nodes import copy_root, single_definition
+from .nodes import copy_root, single_definition, source_name
 
 #: list methods that have derivatives (the others are refused on an active list)
 DIFFERENTIABLE_METHODS = ("append",)
@@ -118,7 +118,7 @@ def display_name(name):
     comprehension's list" for the temporaries Numba makes."""
     if name.startswith("$") or name.startswith("closure__locals"):
         return "the list built by a comprehension or literal"
-    return f"'{name.split('.')[0]}'"
+    return f"'{source_name(name)}'"
 
 
 def container_write_refusal(name, typ):
@@ -126,7 +126,7 @@ def container_write_refusal(name, typ):
     neither an array nor a float list (a typed Dict): ``(what, advice)``, naming the
     container as the user wrote it."""
     kind = "typed Dict" if "Dict" in type(typ).__name__ else str(typ)
-    shown = "" if name.startswith("$") else f" '{name.split('.')[0]}'"
+    shown = "" if name.startswith("$") else f" '{source_name(name)}'"
     return (f"writing a differentiated value into the {kind}{shown}",
             "adjit differentiates values held in arrays and float lists: store them in "
             "an array indexed by position (np.empty(n)) instead")
@@ -136,7 +136,7 @@ def check_method(method, lst, loc, unsupported):
     """Both modes: refuse a list method other than ``DIFFERENTIABLE_METHODS`` called on
     a list holding differentiated values, naming it as the user wrote it."""
     if method not in DIFFERENTIABLE_METHODS:
-        raise unsupported(f"'{lst.name.split('.')[0]}.{method}(...)' on a list holding "
+        raise unsupported(f"'{source_name(lst.name)}.{method}(...)' on a list holding "
                           "differentiated values", loc,
                           "only append, element reads and element writes of such a "
                           "list are differentiable; fill an array (np.empty(n)) instead")

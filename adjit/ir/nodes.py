@@ -57,6 +57,12 @@ def node_kind(stmt):
     return type(stmt).__name__.lower()
 
 
+def source_name(name):
+    """A variable's name as the user wrote it: without Numba's SSA version (``y.1``) or
+    the tag a splice adds to an inlined function's variables (``d#fwd#66``)."""
+    return name.split("#")[0].split(".")[0]
+
+
 #: how a user wrote the IR constructs no handler covers, and what to do instead
 _CONSTRUCT_WORDS = {
     "build_map": ("a dict holding differentiated values",
@@ -78,7 +84,7 @@ def construct_refusal(stmt):
                                                "no derivative rule covers it"))
     target = getattr(stmt, "target", None)
     if isinstance(target, ir.Var) and not target.name.startswith("$"):
-        what += f" ('{target.name.split('.')[0]}')"
+        what += f" ('{source_name(target.name)}')"
     return what, advice
 
 

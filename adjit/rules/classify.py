@@ -19,7 +19,7 @@ from .core import ADJOINT_PRODUCTS, NONDIFF, adjoint_product_sum, lookup
 from .matmul import ACCUMULATING_BILINEAR, lookup_product
 from .primitive import PRIMITIVES
 from .registry import classify_array_call
-from ..ir.nodes import single_definition
+from ..ir.nodes import single_definition, source_name
 from ..ir.lists import (display_name, list_arguments, list_method, list_reduction,
                         new_list_call)
 
@@ -270,7 +270,7 @@ def written_call_name(cls, fallback):
     name = call_name(cls.key)
     receiver = cls.args[0] if name.startswith("x.") and cls.args else None
     if isinstance(receiver, ir.Var) and not receiver.name.startswith("$"):
-        return receiver.name.split(".")[0] + name[1:]
+        return source_name(receiver.name) + name[1:]
     return name
 
 

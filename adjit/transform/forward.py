@@ -31,7 +31,7 @@ from .partials import (forward_product_form, long_straight_line, plain_constant_
                        product_form)
 from .tangents import differentiable_items, has_tangent, tangent_suffix
 from ..ir.lists import display_name, is_float_list
-from ..ir.nodes import construct_refusal, definitions_indexed, node_kind
+from ..ir.nodes import construct_refusal, definitions_indexed, node_kind, source_name
 from .forward_handlers import FWD_HANDLERS
 from .forward_tape import early_record_tangents
 from .reverse.forward_pass import copy_phi_inputs, is_phi, phi_exports
@@ -109,7 +109,7 @@ class ForwardContext:
             typ, (types.Pair, types.SimpleIteratorType))
 
     def unsupported(self, construct, loc, detail=""):
-        return UnsupportedError(construct, self.fn.name, loc, detail)
+        return UnsupportedError(construct, self.fn.user_name, loc, detail)
 
     def dot(self, name):
         """Name of the tangent of variable ``name`` in this function."""
@@ -329,5 +329,5 @@ def _may_be_none_words(ctx, stmt):
                     "Numba types it as returning a value or None (np.linalg.matrix_power "
                     "does); compute it in a way that always returns a value, such as a "
                     "loop of @ products")
-    shown = "a value" if name.startswith("$") else f"'{name.split('.')[0]}'"
+    shown = "a value" if name.startswith("$") else f"'{source_name(name)}'"
     return f"{shown}, which may be None", "return or use a float on every path"

@@ -103,7 +103,7 @@ class ReverseContext(Shadows):
             self.typeof(var.name))
 
     def unsupported(self, construct, loc, detail=""):
-        return UnsupportedError(construct, self.fn.name, loc, detail)
+        return UnsupportedError(construct, self.fn.user_name, loc, detail)
 
     def definition(self, name):
         """The single assigned value of an SSA variable, or None."""

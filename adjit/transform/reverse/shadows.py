@@ -24,7 +24,7 @@ import numpy as np
 from numba.core import ir, types
 
 from ...ir.builder import fresh_name
-from ...ir.nodes import copy_root, is_basic_index
+from ...ir.nodes import copy_root, is_basic_index, source_name
 from ...ir.lists import ARRAY_MAKERS, list_reduction
 
 from ...rules.arrays import fresh_shadow, lookup_allocation
@@ -558,7 +558,7 @@ class Shadows(TupleItems, SavedShapes):
         """How the user wrote the value SSA variable ``name`` holds: the variable's own
         name, or for a temporary the call or operator that made it."""
         if not name.startswith("$"):
-            return f"'{name.split('.')[0]}'"
+            return f"'{source_name(name)}'"
         value = self.definition(name)
         if isinstance(value, ir.Expr) and value.op == "call":
             callee = self.callee_object(value.func)

@@ -238,6 +238,32 @@ def test_hvp_holds_the_other_arguments_fixed_without_tangents():
     assert "'_scaled_by_a_dict_entry'" in message and "'d'" in message and "#" not in message
 
 
+def _float32_dot_squared_in_float64(w, X):
+    acc = 0.0
+    for i in range(X.shape[0]):
+        z = np.float32(0.0)
+        for j in range(X.shape[1]):
+            z += X[i, j] * w[j]
+        zz = np.float64(z)  # upcast before squaring
+        acc += zz * zz
+    return acc
+
+
+def _upcast_square(v):
+    u = np.float64(np.float32(v))
+    return u * u
+
+
+def test_hvp_through_an_upcast_of_a_float32_value():
+    """The tangent of np.float64(<float32>) kept the float32 type; pushed beside the
+    float64 value it was read back as float64 bits: hvp was 0 (grad and jvp right)."""
+    X = np.array([[1.0, 2.0], [0.5, -1.0], [2.0, 0.0]], dtype=np.float32)
+    w, v = np.array([0.3, -0.2], dtype=np.float32), np.array([1.0, 0.0], dtype=np.float32)
+    np.testing.assert_allclose(adjit.hvp(_float32_dot_squared_in_float64)(w, X, v),
+                               2 * (X.T @ X) @ v, rtol=1e-6)
+    assert adjit.hvp(_upcast_square)(0.7, 1.0) == pytest.approx(2.0, rel=1e-12)
+
+
 @numba.njit
 def _maybe(x, k):
     if k < 0:

@@ -149,6 +149,10 @@ def apply_rule(ctx, stmt, e, rule, name, args):
         if total.name in given:  # x + 1.0: a new array, whose tangent is not x's own
             total = e.call(np.copy, [total], hint="tan")
         total = e.call(tangent_like, [total, target], hint="tan")
+    elif any(types.unliteral(ctx.typeof(a.name)) != ttype for a in args if ctx.active(a)):
+        # a conversion (np.float64 of a float32) or mixed precision: the tangent takes
+        # the result's type, as a record of the two pushed together is read back
+        total = e.call(getattr(np, str(ttype)), [total], hint="tan")
     ctx.set_tangent(e, target, total)
 
 

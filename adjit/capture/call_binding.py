@@ -422,8 +422,9 @@ def jitable_function(ftype, sig):
     implementation is the function itself), else None. Other overloads implement the
     function by other code, so their Python body says nothing about the derivative."""
     key = getattr(ftype, "typing_key", None)
-    if not (isinstance(ftype, types.Function) and inspect.isfunction(key)):
-        return None
+    if not (isinstance(ftype, types.Function) and inspect.isfunction(key)) or (
+            key.__module__ or "").split(".")[0] in ("numba", "numpy"):
+        return None  # Numba's own (stencil checks, which use literal_unroll): its rules
     for template in ftype.templates:
         overload_func = getattr(template, "_overload_func", None)
         try:

@@ -28,10 +28,11 @@ from ...ir.nodes import copy_root, is_basic_index, source_name
 from ...ir.lists import ARRAY_MAKERS, list_reduction
 
 from ...rules.arrays import fresh_shadow, lookup_allocation
-from ...capture.effects import call_writes, callee_draws_random, returned_view_of_call
+from ...capture.effects import call_writes, callee_draws_random
 from ...ir.value_types import is_float_array
 from .saved_shapes import SavedShapes, shape_of  # noqa: F401 (shape_of: re-exported)
 from .tuple_items import TupleItems
+from .written_arrays import WrittenArrays
 from ...rules.classify import (array_op_site, call_name, classify_call, elementwise_parts,
                      emit_array_op, has_rule, matmul_parts, unsupported_detail)
 
@@ -72,7 +73,7 @@ _OPERATOR_SYMBOLS = {operator.add: "+", operator.sub: "-", operator.mul: "*",
                      operator.itruediv: "/="}
 
 
-class Shadows(TupleItems, SavedShapes):
+class Shadows(TupleItems, SavedShapes, WrittenArrays):
     """Mixin of ``ReverseContext``: shadows, views, local arrays and array readability."""
 
     def init_shadows(self):
@@ -414,6 +415,7 @@ class Shadows(TupleItems, SavedShapes):
                         self.typeof(stmt.target.name), types.Array):
                     base = self.array_base(stmt.target.name)
                     self.check_written_argument(stmt, base)
+                    self.check_merged_write(stmt)
                     index = stmt.index if isinstance(stmt, ir.SetItem) else stmt.index_var
                     # element and selection writes alike are undone on the way back,
                     # in arguments only (rev_setitem)
@@ -434,46 +436,6 @@ class Shadows(TupleItems, SavedShapes):
                         written.update(self.array_base(a.name)
                                        for a in call_writes(self.fn, value))
         return written, mutated, unrestored
-
-    def read_at_variable_index(self, name):
-        """Whether array ``name`` is (a view of) an item read out of a tuple at a
-        variable index."""
-        for _ in range(100):
-            name = self.array_root(name)
-            if self.dynamic_item(self.definition(name)) is not None:
-                return True
-            parent = self.view_parent(name)
-            if parent is None:
-                return False
-            name = parent.name
-        return False
-
-    def check_written_argument(self, stmt, base):
-        """A differentiated value written into an argument that has no gradient; any
-        write into an array of a tuple argument (its old values could not be restored)."""
-        if base is not None and self.argument_item(self.definition(base)) is not None:
-            raise self.unsupported(f"writing into {self.user_name(stmt.target.name)}, an "
-                                   "array inside a tuple argument,", stmt.loc,
-                                   "pass the array as an argument of its own")
-        made = self.definition(base) if base is not None else None
-        if returned_view_of_call(self.fn, made):
-            callee = call_name(self.callee_object(made.func))
-            raise self.unsupported(f"writing into {self.user_name(stmt.target.name)}, a view "
-                                   f"of an argument that '{callee}(...)' returns,",
-                                   stmt.loc, "write into the argument itself (y[1:] "
-                                   "instead of tail(y)), or return a copy from the helper")
-        if base is None and self.read_at_variable_index(stmt.target.name):
-            raise self.unsupported(f"writing into {self.user_name(stmt.target.name)}, an "
-                                   "array read out of a tuple at a variable index (as in "
-                                   "'for a in arrays'),", stmt.loc,
-                                   "write into each array by name (arrays[0][i] = ...)")
-        arg = self.definition(base) if base is not None else None
-        if (isinstance(arg, ir.Arg) and arg.index not in self.shadowed_args
-                and (stmt.value.name in self.act.active
-                     or stmt.value.name in self.act.carriers)):
-            raise self.unsupported(f"writing into an array argument ('{arg.name}') that is "
-                                   "not differentiated", stmt.loc,
-                                   "add it to argnums, or write into a new array")
 
     def has_rule(self, func_var):
         """Whether a rule (or a non-differentiable declaration) is registered for the

@@ -1,0 +1,86 @@
+"""Checks on element writes that reverse mode cannot undo or attribute (a mixin of the
+reverse context): writes into arrays inside tuple arguments, into views a helper
+returns, into undifferentiated arguments, and through a name that is one array on one
+path and another on the other."""
+from numba.core import ir
+
+from ...capture.effects import returned_view_of_call
+from ...rules.classify import call_name
+
+
+class WrittenArrays:
+    """``check_written_argument`` and what it reads (see the module)."""
+
+    def read_at_variable_index(self, name):
+        """Whether array ``name`` is (a view of) an item read out of a tuple at a
+        variable index."""
+        for _ in range(100):
+            name = self.array_root(name)
+            if self.dynamic_item(self.definition(name)) is not None:
+                return True
+            parent = self.view_parent(name)
+            if parent is None:
+                return False
+            name = parent.name
+        return False
+
+    def check_written_argument(self, stmt, base):
+        """A differentiated value written into an argument that has no gradient; any
+        write into an array of a tuple argument (its old values could not be restored)."""
+        if base is not None and self.argument_item(self.definition(base)) is not None:
+            raise self.unsupported(f"writing into {self.user_name(stmt.target.name)}, an "
+                                   "array inside a tuple argument,", stmt.loc,
+                                   "pass the array as an argument of its own")
+        made = self.definition(base) if base is not None else None
+        if returned_view_of_call(self.fn, made):
+            callee = call_name(self.callee_object(made.func))
+            raise self.unsupported(f"writing into {self.user_name(stmt.target.name)}, a view "
+                                   f"of an argument that '{callee}(...)' returns,",
+                                   stmt.loc, "write into the argument itself (y[1:] "
+                                   "instead of tail(y)), or return a copy from the helper")
+        if base is None and self.read_at_variable_index(stmt.target.name):
+            raise self.unsupported(f"writing into {self.user_name(stmt.target.name)}, an "
+                                   "array read out of a tuple at a variable index (as in "
+                                   "'for a in arrays'),", stmt.loc,
+                                   "write into each array by name (arrays[0][i] = ...)")
+        arg = self.definition(base) if base is not None else None
+        if (isinstance(arg, ir.Arg) and arg.index not in self.shadowed_args
+                and (stmt.value.name in self.act.active
+                     or stmt.value.name in self.act.carriers)):
+            raise self.unsupported(f"writing into an array argument ('{arg.name}') that is "
+                                   "not differentiated", stmt.loc,
+                                   "add it to argnums, or write into a new array")
+
+    def check_merged_write(self, stmt):
+        """An element write through a variable that merges an array with another one on
+        different paths (``y = z if inplace else np.zeros_like(z)``, then ``y[0] = ...``):
+        on the aliasing path it writes into ``z``, which the reverse pass, keeping one
+        shadow for ``y``, would not see (a wrong gradient). Refused unless every merged
+        array is made in the function and used only through the merge."""
+        root = self.array_root(stmt.target.name)
+        value = self.definition(root)
+        if not (isinstance(value, ir.Expr) and value.op == "phi") or (
+                self.alias_phi_source(stmt.target.name) is not None):
+            return
+        label, dom = self.defs[root][0][0], self.cfg.dominators()
+        if any(label in dom[b] for b in value.incoming_blocks):
+            return  # carried around a loop: its shadow passes its adjoint on along the edge
+        for v in value.incoming_values:
+            if not isinstance(v, ir.Var):
+                continue
+            base = self.array_base(v.name)
+            made = self.definition(base) if base is not None else None
+            if (base is None or isinstance(made, ir.Arg) or not self.is_allocation(made)
+                    or self._uses(base) > 1):
+                shown = self.user_name(base if base is not None else v.name)
+                raise self.unsupported(
+                    f"writing into {self.user_name(stmt.target.name)}, which is {shown} on "
+                    "one path and another array on another,", stmt.loc,
+                    "make it a new array on every path (z.copy() instead of z), or write "
+                    "into each array by its own name")
+
+    def _uses(self, name):
+        """How many statements read variable ``name``."""
+        return sum(1 for block in self.blocks.values() for s in block.body
+                   if not isinstance(s, ir.Del) and any(v.name == name for v in s.list_vars())
+                   and not (isinstance(s, ir.Assign) and s.target.name == name))

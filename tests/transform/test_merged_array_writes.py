@@ -58,3 +58,31 @@ def test_a_merge_of_arrays_made_for_it_alone_still_differentiates():
     x = np.array([0.5, -0.3, 0.8])
     for flag in (True, False):
         check_grad(_either_new_array, x, flag)
+
+
+def _alias_carried_into_a_loop(x):
+    z = x * 1.0
+    y = z
+    for _ in range(3):
+        y[0] = y[1] * 2.0
+        y = y * 0.9
+    return np.sum(z ** 2) + np.sum(y)
+
+
+def _swapped_buffers(x):
+    a = x.copy()
+    b = x * 2.0
+    for _ in range(3):
+        for i in range(b.shape[0]):
+            b[i] = b[i] * x[i]
+        a, b = b, a
+    return np.sum(a * x) + np.sum(b)
+
+
+def test_an_alias_carried_into_a_loop_and_written_is_refused():
+    """The first iteration writes into z through y; z is read after the loop."""
+    x = np.array([0.5, -0.3, 0.8])
+    with pytest.raises(adjit.UnsupportedError, match=r"'y', which is 'z' on one path"):
+        adjit.grad(_alias_carried_into_a_loop)(x)
+    check_jvp(_alias_carried_into_a_loop, x)
+    check_grad(_swapped_buffers, x)  # buffers used only through the loop: supported

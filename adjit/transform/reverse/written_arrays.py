@@ -63,11 +63,9 @@ class WrittenArrays:
                 self.alias_phi_source(stmt.target.name) is not None):
             return
         label, dom = self.defs[root][0][0], self.cfg.dominators()
-        if any(label in dom[b] for b in value.incoming_blocks):
-            return  # carried around a loop: its shadow passes its adjoint on along the edge
-        for v in value.incoming_values:
-            if not isinstance(v, ir.Var):
-                continue
+        for v, came_from in zip(value.incoming_values, value.incoming_blocks):
+            if not isinstance(v, ir.Var) or label in dom[came_from]:
+                continue  # carried around a loop: its shadow passes its adjoint back
             base = self.array_base(v.name)
             made = self.definition(base) if base is not None else None
             if (base is None or isinstance(made, ir.Arg) or not self.is_allocation(made)

@@ -448,7 +448,9 @@ class ReversePass:
         for s, value in moves:
             e.loc = s.loc
             phi_shadow, phi_fresh = sources[s.target.name]
-            root = ctx.array_root(value.name)
+            # (a helper's result that is its argument, ``unew = step(u, unew)``, is that
+            # argument's memory)
+            root = ctx.returned_root(value.name)
             if root in ctx.lazy_arrays:  # its shadow may be stale: no shape needed
                 pair = e.call(phi_transfer, [e.var(local_shadow(root)),
                                              e.var(fresh_flag(root)), phi_shadow,
@@ -459,7 +461,7 @@ class ReversePass:
                 if ctx.view_parent(value.name) is not None:
                     raise UnsupportedError(
                         f"merging views of an array ({ctx.user_name(s.target.name)}) that "
-                        "come from different branches", ctx.fn.name, s.loc,
+                        "come from different branches", ctx.fn.user_name, s.loc,
                         "index the array itself in each branch instead")
                 shadow = ctx.shadow_of(value, s.loc, e)
                 e.call(phi_transfer, [shadow, e.const(False, hint="no"), phi_shadow,

@@ -453,7 +453,7 @@ class JitableFunctionsToDispatchers:
                 func = jitable_function(fn.typemap.get(expr.func.name), fn.calltypes[expr])
                 if func is None:
                     continue
-                dispatcher = _jitted.setdefault(func, numba.njit(func))
+                dispatcher = _jitted.get(func) or _jitted.setdefault(func, numba.njit(func))
                 fnty = types.Dispatcher(dispatcher)
                 sig = tyctx.resolve_function_type(
                     fnty, tuple(fn.typeof(a.name) for a in expr.args),

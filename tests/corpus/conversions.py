@@ -1,4 +1,5 @@
 """Implicit and explicit int-to-float and float-width conversions."""
+import numba
 import numpy as np
 
 from . import Case
@@ -50,6 +51,14 @@ def int_accumulator_promoted(x):
     return s * x
 
 
+def numba_type_as_cast(x):
+    # numba.float64(v) used as a cast, as np.float64(v) is
+    s = numba.float64(x) * x
+    for i in range(3):
+        s += numba.float64(i) * numba.float64(x * x)
+    return s
+
+
 CASES = [
     Case(float_of_int, (0.7, 3)),
     Case(implicit_mul, (1.1, 4)),
@@ -60,4 +69,5 @@ CASES = [
     Case(float32_to_float64, (np.float32(0.8),)),
     Case(loop_index_as_float, (0.3,)),
     Case(int_accumulator_promoted, (1.5,)),
+    Case(numba_type_as_cast, (0.8,)),
 ]

@@ -73,6 +73,6 @@ class IndexTupleIteration(IndexArrayIteration):
                 value = stmt.value if isinstance(stmt, ir.Assign) else None
                 typ = (fn.typeof(value.value.name) if isinstance(value, ir.Expr)
                        and value.op == "getiter" else None)
-                if (isinstance(typ, types.UniTuple) and isinstance(typ.dtype, types.Array)
-                        and isinstance(typ.dtype.dtype, types.Float)):
+                item = typ.dtype if isinstance(typ, types.UniTuple) else None
+                if isinstance(getattr(item, "dtype", item), types.Float):
                     IndexListIteration.rewrite_list(self, fn, block, stmt)

@@ -285,6 +285,15 @@ def add_in_bounds_at(shadow, index, g):
 
 
 @internal_jit
+def tuple_item_share(index, item, size, g):
+    """The part of ``g``, the adjoint of ``t[index]``, that item ``item`` of a tuple of
+    ``size`` floats takes: all of it when the (possibly negative) index names it."""
+    if index % size == item:
+        return g
+    return g * 0.0
+
+
+@internal_jit
 def fresh_shadow(shadow, shape, fresh):
     """The shadow of an array allocated in a loop, for its uses after one allocation:
     zeroed (reallocated when the shape changed) the first time after that allocation."""

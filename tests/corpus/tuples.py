@@ -64,6 +64,22 @@ def tuple_branch(x, y):
     return t[0] + 3.0 * t[1]
 
 
+def loop_over_tuple_of_floats(x, y):
+    # a tuple of differentiated floats iterated (read at the loop's index)
+    s = 0.0
+    for p in (x, 2.0 * y, 3.0, x * y):
+        s += p * math.sin(p)
+    return s
+
+
+def tuple_read_at_variable_index(x, n):
+    t = (x, x * x, 0.5)
+    s = 0.0
+    for i in range(n):
+        s += t[i % 3] * t[-1 - i % 2]
+    return s
+
+
 CASES = [
     Case(unpack_call, (1.3, 0.4), (0, 1)),
     Case(mixed_items, (0.6,)),
@@ -71,4 +87,6 @@ CASES = [
     Case(tuple_through_loop, (0.6, 4)),
     Case(call_in_loop, (0.3, 0.9), (0, 1)),
     Case(tuple_branch, (0.8, 0.5), (0, 1)),
+    Case(loop_over_tuple_of_floats, (0.7, 0.4), (0, 1)),
+    Case(tuple_read_at_variable_index, (0.9, 5)),
 ]

@@ -21,6 +21,7 @@ from ...ir.nodes import construct_refusal, node_kind
 from ..partials import emit_partial, emit_product
 from ...rules import NONDIFF, lookup
 from ...rules.arrays import (is_filled_allocation, add_indexed, add_in_bounds_at, add_selection,
+                             tuple_item_share,
                              lookup_array, restore_selection, sum_indexed, sum_selection,
                              zero_selection)
 from ...rules.core import ZERO
@@ -312,6 +313,9 @@ def rev_container_item(ctx, stmt, e):
         ctx.accumulate(e, expr.value, e.var(bar(target.name)), item=k)
         ctx.reset(e, target.name)
         return
+    if (ctx.active_tuple(expr.value) and ctx.active_float(target) and expr.op == "getitem"
+            and isinstance(ctx.typeof(expr.value.name), types.UniTuple)):
+        return rev_tuple_item_at(ctx, expr, target, e)
     container = ctx.typeof(expr.value.name)
     if "Dict" in type(container).__name__:  # as writing into it is refused
         what, advice = container_write_refusal(expr.value.name, container)
@@ -320,6 +324,18 @@ def rev_container_item(ctx, stmt, e):
                               stmt.loc, advice)
     raise ctx.unsupported(f"reading {ctx.typeof(target.name)} out of {container}", stmt.loc,
                           "only constant indices of flat tuples of floats have adjoints")
+
+
+def rev_tuple_item_at(ctx, expr, target, e):
+    """fwd: ``y = t[k]``, ``t`` a tuple of floats, ``k`` a variable (``for v in (a, b)``)
+    / rev: each item's adjoint takes ``y%bar`` where ``k`` names it, else nothing."""
+    g = e.var(bar(target.name))
+    size = ctx.typeof(expr.value.name).count
+    for j in range(size):
+        share = e.call(tuple_item_share, [expr.index, e.const(j), e.const(size), g],
+                       hint="share")
+        ctx.accumulate(e, expr.value, share, item=j)
+    ctx.reset(e, target.name)
 
 
 def rev_pair_first(ctx, stmt, e):

@@ -61,9 +61,9 @@ class IndexListIteration(IndexArrayIteration):
 
 class IndexTupleIteration(IndexArrayIteration):
     """``for a in arrays`` over a homogeneous tuple of float arrays (``*arrays``
-    parameters, ``(x, np.sin(y))``) -> ``for k in range(len(arrays)): a = arrays[k]``.
-    Each item read is then a tuple item, whose shadow is the item's own (reverse mode),
-    as in ``arrays[0]``."""
+    parameters, ``(x, np.sin(y))``) or of floats (``(x, 2.0 * y, 3.0)``) -> ``for k in
+    range(len(arrays)): a = arrays[k]``. Each item read is then a tuple item, whose
+    shadow or adjoint is the item's own (reverse mode), as in ``arrays[0]``."""
 
     name = "index_tuple_iteration"
 

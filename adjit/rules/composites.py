@@ -19,6 +19,9 @@ arguments), one-row/one-column views of a vector, ``logabsdet`` and the two part
   points, differentiable in both endpoints.
 - ``np.bincount(idx, weights=w[, minlength])`` of float weights: a helper that sums
   each weight into its bin (a scatter-add loop), differentiable in ``w``.
+- ``np.convolve(a, v, mode)`` and ``np.correlate(a, v[, mode])`` of float vectors: the
+  full convolution (``np.convolve``'s bilinear rule), of ``v[::-1]`` for a correlation,
+  then NumPy's window of it for ``mode``.
 
 The tuple is built in the function, so unpacking it (``w, v = np.linalg.eigh(a)``) reads
 the items directly and no tuple of arrays needs an adjoint.
@@ -309,6 +312,57 @@ def choose_bincount(argtypes):
     return bincount_weighted if ok else None
 
 
+@internal_jit
+def _mode_window(full, n, m, mode, same_start):
+    """NumPy's ``mode`` part of a full convolution or correlation of lengths ``n``,
+    ``m``: all of it, the centred ``max(n, m)`` points starting at ``same_start``, or
+    the points where the shorter input overlaps the longer one entirely."""
+    lo, hi = min(n, m), max(n, m)
+    if mode == "full":
+        return full
+    if mode == "same":
+        return full[same_start:same_start + hi].copy()
+    if mode == "valid":
+        return full[lo - 1:hi].copy()
+    raise ValueError("mode must be one of 'full', 'same' or 'valid'")
+
+
+@internal_jit
+def convolve_mode(a, v, mode="full"):
+    """``np.convolve(a, v, mode)``: the full convolution (a bilinear rule), windowed."""
+    n, m = a.shape[0], v.shape[0]
+    return _mode_window(np.convolve(a, v), n, m, mode, (min(n, m) - 1) // 2)
+
+
+@internal_jit
+def correlate_mode(a, v, mode="valid"):
+    """``np.correlate(a, v, mode)`` of real vectors: the full convolution of ``a`` with
+    ``v`` reversed, windowed; NumPy centres 'same' one point later when ``v`` is the
+    longer input."""
+    n, m = a.shape[0], v.shape[0]
+    start = (min(n, m) - 1) // 2 if n >= m else min(n, m) // 2
+    return _mode_window(np.convolve(a, v[::-1]), n, m, mode, start)
+
+
+def _float_vectors(argtypes):
+    """Whether the first two arguments are 1-D float arrays (and a mode may follow)."""
+    from numba.core import types
+    return len(argtypes) in (2, 3) and all(
+        isinstance(t, types.Array) and t.ndim == 1 and isinstance(t.dtype, types.Float)
+        for t in argtypes[:2])
+
+
+def choose_convolve(argtypes):
+    """With a ``mode``: the windowing helper; without, the bilinear rule of
+    ``np.convolve`` applies directly (None)."""
+    return convolve_mode if len(argtypes) == 3 and _float_vectors(argtypes) else None
+
+
+def choose_correlate(argtypes):
+    """``np.correlate`` of float vectors (its default mode is 'valid')."""
+    return correlate_mode if _float_vectors(argtypes) else None
+
+
 class Composite(Primitive):
     """A NumPy function that the capture pass (``capture/composites.py``) replaces by
     calls of adjit's own helpers, which both modes then derive or rule like any call.
@@ -383,6 +437,8 @@ defcomposite(np.linalg.eigvalsh, eigenvalues, ranks=(2,))
 defcomposite(np.append, choose_append)
 defcomposite(np.delete, choose_delete)
 defcomposite(np.bincount, choose_bincount, ranks=(1,))
+defcomposite(np.convolve, choose_convolve, ranks=(1,))
+defcomposite(np.correlate, choose_correlate, ranks=(1,))
 
 _ROWS = {1: (None, join_rows), 2: (None, join_rows)}
 _VECTOR_ROWS = {1: (as_row, join_rows)}

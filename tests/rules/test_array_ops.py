@@ -145,6 +145,11 @@ def segment_sums(x):
     sums = np.bincount(groups, weights=x * x, minlength=6)
     means = np.bincount(groups, x) / np.maximum(np.bincount(groups), 1)
     return np.sum(np.sin(sums)) + sums[5] + np.sum(means ** 3)
+def convolutions(a, w):
+    # np.convolve with a mode and np.correlate (default 'valid'), both length orders
+    v = a[:4] * w
+    s = np.sum(np.sin(np.convolve(a, v, mode="same")) ** 2) + np.sum(np.convolve(v, a, "valid"))
+    return s + np.sum(np.correlate(v, a, "same") ** 3) + np.sum(np.correlate(a, v) ** 2)
 def least_squares(a, b):
     # a tall design matrix (full column rank) and one right-hand side
     x, residuals, rank, sv = np.linalg.lstsq(a, b)
@@ -249,6 +254,7 @@ CASES = [
     (var_std, (M23,), 0, []),
     (segment_sums, (V6,), 0, ["bincount_weighted"]),
     (where_indices, (V6,), 0, []),
+    (convolutions, (V6, 0.7), (0, 1), []),
     (fill_diagonal, (M23.T @ M23, 0.3), (0, 1), []),
     (interp, (np.array([0.3, 1.7, 2.6, 2.9, -0.5, 3.5]), np.array([1.0, 2.0, 0.5, 1.5])),
      (0, 1), []),

@@ -381,3 +381,13 @@ def test_sinc_second_derivative_at_zero():
     assert np.isclose(adjit.hvp(lambda x: np.sinc(x))(0.0, 1.0), -math.pi ** 2 / 3, rtol=1e-14)
     np.testing.assert_allclose(adjit.hessian(lambda x: np.sum(np.sinc(x)))(np.zeros(2)),
                                -math.pi ** 2 / 3 * np.eye(2), rtol=1e-14)
+
+
+def test_hvp_through_asarray_of_float32_weights_as_float64():
+    # np.asarray(w, dtype=np.float64) of float32 w is a converting copy (x.astype)
+    from corpus.float32 import X8, float32_weights_as_float64 as f
+    x = X8.astype(np.float64) * 0.5
+    v = np.linspace(0.5, 1.5, 8).astype(np.float32)
+    h = adjit.hvp(f, 0)(X8, x, v)
+    assert h.dtype == np.float32
+    np.testing.assert_allclose(h, (2.0 - np.sin(X8.astype(np.float64)) * x) * v, rtol=1e-5)

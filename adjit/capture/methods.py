@@ -191,6 +191,8 @@ class ContiguousAliases:
                     stmt.value = arr
                 elif out == types.Array(typ.dtype, 1, "C"):
                     self.reshape_flat(fn, block, stmt, arr)
+                elif isinstance(out, types.Array) and out.ndim == typ.ndim:
+                    self.converting_copy(fn, block, stmt, arr)
 
     @staticmethod
     def contiguous_argument(fn, defs, value):
@@ -216,6 +218,25 @@ class ContiguousAliases:
                 typ.layout == "C" or key is np.asarray):  # asarray never copies an array
             return arr
         return None
+
+    @staticmethod
+    def converting_copy(fn, block, stmt, arr):
+        """``np.asarray(x, dtype=np.float64)`` of a float32 ``x`` (a new array, as
+        NumPy makes it) -> ``x.astype(np.float64)``, which has a rule."""
+        value = stmt.value
+        dtype = value.args[1] if len(value.args) == 2 else dict(value.kws)["dtype"]
+        tyctx = cpu_target.typing_context
+        method = tyctx.resolve_getattr(fn.typeof(arr.name), "astype")
+        sig = method and tyctx.resolve_function_type(method, (fn.typeof(dtype.name),), {})
+        if sig is None or sig.return_type != fn.typeof(stmt.target.name):
+            return
+        bound = ir.Var(block.scope, fresh_name("$astype"), stmt.loc)
+        block.body.insert(block.body.index(stmt),
+                          ir.Assign(ir.Expr.getattr(arr, "astype", stmt.loc), bound, stmt.loc))
+        fn.typemap[bound.name] = method
+        fn.calltypes.pop(value, None)
+        stmt.value = ir.Expr.call(bound, [dtype], (), stmt.loc)
+        fn.calltypes[stmt.value] = sig
 
     @staticmethod
     def reshape_flat(fn, block, stmt, arr):

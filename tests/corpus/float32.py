@@ -51,6 +51,13 @@ def branch_float32(x):
     return -x
 
 
+def float32_weights_as_float64(w, x):
+    # mixed precision: float32 weights read as float64 arrays (a converting copy)
+    v = np.asarray(w, dtype=np.float64)
+    u = np.asarray(x, np.float64)
+    return np.sum(np.sin(v) * u) + np.sum(v * v)
+
+
 CASES = [
     Case(scalar_poly, (np.float32(1.3),)),
     Case(scalar_math, (np.float32(0.4),)),
@@ -59,4 +66,5 @@ CASES = [
     Case(array_large_tanh, (X80,)),
     Case(array_2d, (A23,)),
     Case(branch_float32, (np.float32(1.25),)),
+    Case(float32_weights_as_float64, (X8, X8.astype(np.float64) * 0.5), (0, 1)),
 ]

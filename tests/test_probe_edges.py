@@ -160,6 +160,24 @@ def test_an_item_unpacked_from_a_refused_call_names_the_call(mode):
     assert "np.linalg.svd(a, full_matrices=False)" in str(err.value)
 
 
+def _eigenvalues_real_part(a):
+    w, v = np.linalg.eig(a)
+    return np.sum(w.real ** 2)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_an_attribute_of_an_item_of_a_refused_call_names_the_call(mode):
+    """``w.real`` of ``w, v = np.linalg.eig(a)``: reverse mode named "an intermediate
+    array" at the ``w.real`` line; both modes name the call on its own line."""
+    a = np.array([[2.0, 0.3], [0.1, 1.0]])
+    run = adjit.grad(_eigenvalues_real_part) if mode == "grad" else (
+        lambda v: adjit.jvp(_eigenvalues_real_part)(v, v))
+    with pytest.raises(adjit.UnsupportedError) as err:
+        run(a)
+    assert "'np.linalg.eig'" in str(err.value)
+    assert "w, v = np.linalg.eig(a)" in str(err.value)
+
+
 def _recomputed_method_copy(a, x, out):
     out[0] = math.tanh(x)
     arr2 = a.copy()

@@ -312,14 +312,19 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays):
         """An array made by a call no rule covers: refuse the call itself, by name and
         with its reason (as its own handler would, which runs later going backwards).
         An item unpacked from a call's tuple (``U, s, Vt = np.linalg.svd(A)``) is made by
-        that call."""
-        for _ in range(4):
+        that call, and so is an attribute of it (``w.real`` of ``w, v = np.linalg.eig(a)``),
+        refused on the call's line."""
+        for _ in range(6):
+            if isinstance(value, ir.Var):  # a copy (``w`` unpacked from a tuple)
+                value = self.definition(value.name)
+                continue
             if not (isinstance(value, ir.Expr) and value.op in (
-                    "static_getitem", "exhaust_iter", "pair_first")):
+                    "static_getitem", "exhaust_iter", "pair_first", "getattr")):
                 break
             value = self.definition(value.value.name)
         if not (isinstance(value, ir.Expr) and value.op == "call"):
             return
+        loc = value.loc or loc
         if (isinstance(self.typeof(value.func.name), types.Dispatcher)
                 and call_writes(self.fn, value)):  # why array_call passed it over
             callee = self.typeof(value.func.name).dispatcher.py_func.__qualname__
@@ -530,6 +535,10 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays):
             return f"'{call_name(callee)}(...)'"
         if self.tuple_item(value) is not None:
             return f"item {value.index} of {self.user_name(value.value.name)}"
+        if isinstance(value, ir.Expr) and value.op == "getattr":
+            inner = self.user_name(value.value.name)
+            return (f"{inner[:-1]}.{value.attr}'" if inner.endswith("'")
+                    else f"'.{value.attr}' of {inner}")
         if isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem"):
             inner = self.user_name(value.value.name)
             return f"{inner[:-1]}[...]'" if inner.endswith("'") else f"a part of {inner}"

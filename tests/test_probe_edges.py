@@ -178,6 +178,21 @@ def test_an_attribute_of_an_item_of_a_refused_call_names_the_call(mode):
     assert "w, v = np.linalg.eig(a)" in str(err.value)
 
 
+def _spectral_norm(a):
+    return np.linalg.norm(a, 2)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_rule_given_arguments_it_does_not_cover_names_the_function(mode):
+    """``np.linalg.norm(A, 2)`` of a matrix: was refused as ``'norm' on arrays``."""
+    a = np.array([[2.0, 0.3], [0.1, 1.0]])
+    run = adjit.grad(_spectral_norm) if mode == "grad" else (
+        lambda v: adjit.jvp(_spectral_norm)(v, v))
+    with pytest.raises(adjit.UnsupportedError) as err:
+        run(a)
+    assert "'np.linalg.norm' with these arguments" in str(err.value)
+
+
 def _recomputed_method_copy(a, x, out):
     out[0] = math.tanh(x)
     arr2 = a.copy()

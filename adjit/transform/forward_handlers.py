@@ -289,12 +289,13 @@ def fwd_array_rule(ctx, stmt, e, prim, args):
     a_k%dot)`` over the active arguments, with the tangents of ``rules/arrays.py``."""
     from ..rules.arrays import lookup_array
     rule, target = lookup_array(prim), stmt.target
-    name = getattr(prim, "__name__", None) or str(prim)
+    name = call_name(prim)
     if not ctx.active(target) and not any(ctx.active(a) for a in args):
         emit_primal(ctx, stmt, e)  # of constants (``w.sum()`` of an int array)
         return
     if rule is None or len(args) != rule.arity or not is_float(ctx.typeof(target.name)):
-        raise ctx.unsupported(f"'{name}' on arrays", stmt.loc,
+        what = "with these arguments" if rule is not None else "on arrays"
+        raise ctx.unsupported(f"'{name}' {what}", stmt.loc,
                               "array-valued operations have no forward rule yet")
     old = emit_primal(ctx, stmt, e)
     if not ctx.active(target):

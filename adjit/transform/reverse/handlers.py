@@ -26,7 +26,7 @@ from ...rules.arrays import (is_filled_allocation, add_indexed, add_in_bounds_at
                              zero_selection)
 from ...rules.core import ZERO
 from ...ir.value_types import is_differentiable, is_float
-from ...rules.classify import (array_op_site, classify_call, refuse_list_arguments,
+from ...rules.classify import (array_op_site, call_name, classify_call, refuse_list_arguments,
                      unsupported_detail, written_call_name)
 from ...ir.lists import container_write_refusal, is_float_list
 from .context import bar, bar_item
@@ -170,9 +170,9 @@ REV_CALLS = {
     "matmul": lambda ctx, stmt, e, c: rev_matmul(ctx, stmt, e),
     "reduction": lambda ctx, stmt, e, c: apply_array_rule(ctx, stmt, e, c.key, c.args),
     "scalar": lambda ctx, stmt, e, c: apply_rule(ctx, stmt, e, c.primitive,
-                                                 prim_name(c.key), c.args),
+                                                 call_name(c.key), c.args),
     "nondiff": lambda ctx, stmt, e, c: apply_rule(ctx, stmt, e, NONDIFF,
-                                                  prim_name(c.key), c.args),
+                                                  call_name(c.key), c.args),
     "unsupported": rev_unsupported_call,
     "tape_push": rev_generated_helper,
     "tape_reserve": rev_generated_helper,
@@ -184,23 +184,17 @@ REV_CALLS = {
 }
 
 
-def prim_name(prim):
-    """A readable name of a rule key: a function's name, or ``Array.sum`` for a method."""
-    if isinstance(prim, tuple) and len(prim) == 2 and isinstance(prim[1], str):
-        return f"{getattr(prim[0], '__name__', prim[0])}.{prim[1]}"
-    return getattr(prim, "__name__", None) or str(prim)
-
-
 def apply_array_rule(ctx, stmt, e, prim, args):
     """rev: ``update_k(g, y, *args, a_k%shadow)`` for every active array argument of a
     primitive from float arrays to a float (``np.sum``, ``np.dot``, ``x @ y`` ...)."""
     rule, target = lookup_array(prim), stmt.target
-    name = prim_name(prim)
+    name = call_name(prim)
     if rule is None and lookup(prim) is NONDIFF and not is_differentiable(
             ctx.typeof(target.name)):
         return  # declared without a derivative: ``x is None``, ``x is not y``
     if rule is None or len(args) != rule.arity or not ctx.active_float(target):
-        raise ctx.unsupported(f"'{name}' on arrays returning {ctx.typeof(target.name)}",
+        what = "with these arguments" if rule is not None else "on arrays"
+        raise ctx.unsupported(f"'{name}' {what} returning {ctx.typeof(target.name)}",
                               stmt.loc, "array-valued operations, and reductions with an "
                               "axis or other options, have no rule yet")
     for a in args:

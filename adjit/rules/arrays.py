@@ -290,7 +290,7 @@ def tuple_item_share(index, item, size, g):
     ``size`` floats takes: all of it when the (possibly negative) index names it."""
     if index % size == item:
         return g
-    return g * 0.0
+    return 0.0  # not ``g * 0.0``: an infinite adjoint of another item is not NaN here
 
 
 @internal_jit

@@ -21,6 +21,9 @@ use for the kernel's source file) with what internal functions need:
   function, registered through ``adjit.extend``) is not cached. A derived program's
   digest chains its kernel's with each derivation (never a generated stub's: all stubs
   have the same code).
+- **Named by content**: an internal function with a digest is compiled under a uid
+  computed from it (``content_uid``), not Numba's per-process count, so entries written
+  by different processes never share a symbol name with different code.
 - **Robust**: one entry per index file, written atomically; an unreadable entry is
   ignored with a ``CacheWarning`` and the kernel compiled again (``GuardedCache``).
 
@@ -135,6 +138,35 @@ def kernel_digest(func):
     h.update(f"{func.__module__}.{func.__qualname__}".encode())
     _digest_function(func, h)
     return h.hexdigest()
+
+
+#: content uids lie far above Numba's per-process counter of compiles
+_CONTENT_UID_BASE = 1 << 62
+
+
+def content_uid(func):
+    """A uid for the symbol names of internal function ``func`` computed from its content
+    (the kernel digest), or None when it has none.
+
+    Numba names a compiled function by its qualified name, a uid counted per process,
+    its argument types and its flags. A cache entry's bitcode keeps the names of the
+    process that wrote it, and callers link entries in with ``linkonce_odr`` linkage,
+    which keeps one definition of a name. Closures of one factory share their name
+    (``elementwise_update.<locals>.update``, a partial's ``<lambda>``), so a kernel
+    loaded from disk and another compiled now (or loaded from another process's entry)
+    could meet under one name with different code: one silently replaced the other (a
+    zero gradient of ``np.logaddexp(x, b)``). Named by content, one name is one code."""
+    digest_of = getattr(func, "_adjit_content_digest", None)
+    try:
+        if digest_of is not None:
+            digest = digest_of()
+        elif _adjit_function(func) is not None:
+            digest = kernel_digest(func)
+        else:
+            return None
+    except Uncacheable:
+        return None
+    return _CONTENT_UID_BASE + int(digest[:15], 16)
 
 
 class KernelCache(GuardedCache):
@@ -274,6 +306,7 @@ def enable_derived_cache(dispatcher, kernel, label, derived_for):
         return hashlib.sha256(text.encode()).hexdigest()
     dispatcher._cache = KernelCache(cache._py_func, cache._source, cache._library_class,
                                     digest, f"{cache._label}-{label}")
+    dispatcher.py_func._adjit_content_digest = digest  # its symbol names (content_uid)
 
 
 def clear_kernel_cache():

@@ -223,3 +223,52 @@ def test_a_data_file_swapped_with_another_entrys_is_not_loaded(warm, tmp_path):
     np.testing.assert_allclose(out["grad"], grad, rtol=1e-12)
     np.testing.assert_allclose(out["hvp"], hess_diag, rtol=1e-12)
     assert any("another entry" in w for w in out["warnings"]), out["warnings"]
+
+
+KERNEL_OF = '''
+import itertools, sys
+import numpy as np
+from numba.core.bytecode import FunctionIdentity
+import adjit
+
+def with_logaddexp(x, b):
+    return np.sum(np.logaddexp(x, b))
+
+def with_arctan2(x, b):
+    return np.sum(np.arctan2(x, b))
+
+def both(x, b):
+    return np.sum(np.logaddexp(x, b)) + np.sum(np.arctan2(x, b))
+
+x = np.array([0.5, -1.0, 2.0])
+f = {"log": with_logaddexp, "atan": with_arctan2, "both": both}[sys.argv[1]]
+# Numba numbers its compiles per process: both writers number them alike from here
+FunctionIdentity._unique_ids = itertools.count(1000)
+print(adjit.grad(f)(x, 0.3).tolist())
+'''
+
+
+def test_kernels_written_by_two_processes_keep_their_own_code_in_one_caller(tmp_path):
+    """Two processes, each compiling the x-kernel of one function (logaddexp's, then
+    arctan2's) as its n-th compile, wrote entries whose code had one symbol name; a
+    third process loading both into one gradient kept one kernel for both, silently
+    (the logaddexp term's gradient was arctan2's). Kernels are named by content."""
+    def run(cache, which):
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+        proc = subprocess.run([sys.executable, "-c", KERNEL_OF, which], capture_output=True,
+                              text=True, env=env, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        return np.array(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    run(first, "atan")
+    run(second, "log")
+    for path in second.rglob("*"):  # the two processes' entries in one directory
+        if path.is_file():
+            target = first / path.relative_to(second)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not target.exists():
+                target.write_bytes(path.read_bytes())
+    x = np.array([0.5, -1.0, 2.0])
+    expected = 1.0 / (1.0 + np.exp(0.3 - x)) + 0.3 / (x * x + 0.09)
+    np.testing.assert_allclose(run(first, "both"), expected, rtol=1e-12)

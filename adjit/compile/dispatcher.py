@@ -7,6 +7,7 @@ lowering passes run on it. So generated code is callable from Python, from ``@nj
 (where LLVM can inline it) and can be fed to adjit again.
 """
 import inspect
+import os
 import types as pytypes
 import weakref
 
@@ -79,6 +80,21 @@ def builder_of(stub):
     return builder
 
 
+#: Every generated stub lives in this module, so two processes' functions of one name
+#: (``grad_f`` of two modules' ``f``) differed only by Numba's per-process uid. Code on
+#: disk keeps its writer's symbol names, and an ``@njit`` caller of two derivatives
+#: loaded from two writers' entries linked one of them for both: a wrong gradient. A
+#: random salt per process keeps them apart (rule kernels are named by content instead:
+#: ``kernel_cache.content_uid``).
+_PROCESS_SALT = int.from_bytes(os.urandom(4), "little") << 24
+
+
+def _salt_uid(func_id):
+    """Give a generated function this process's salt in its symbol names."""
+    func_id.unique_id = _PROCESS_SALT + func_id.unique_id
+    func_id.unique_name = f"{func_id.func_qualname}${func_id.unique_id}"
+
+
 @register_pass(mutates_CFG=True, analysis_only=False)
 class BuildGeneratedIR(FunctionPass):
     """Replace bytecode translation: the IR comes from the stub's builder."""
@@ -90,6 +106,7 @@ class BuildGeneratedIR(FunctionPass):
 
     def run_pass(self, state):
         stub = state.func_id.func
+        _salt_uid(state.func_id)
         with phase("transform", stub.__name__):
             try:
                 blocks = builder_of(stub)(tuple(state.args))

@@ -26,7 +26,7 @@ from numba.core.typed_passes import NopythonTypeInference
 
 from ..runtime.loader import use_fast_library_class
 from .capture_typing import TypedFromCapture
-from .kernel_cache import content_uid, enable_kernel_cache
+from .kernel_cache import content_uid, enable_kernel_cache, static_signature
 
 
 class InlineOnlyLibrary(JITCodeLibrary):
@@ -111,8 +111,10 @@ class UseInlineOnlyLibrary(FunctionPass):
         FunctionPass.__init__(self)
 
     def run_pass(self, state):
-        uid = content_uid(state.func_id.func)
-        if uid is not None:  # named by content: see ``content_uid``
+        # named by content (``content_uid``) where its types say all the rest: a function
+        # or dispatcher argument calls code that may be compiled anew
+        uid = content_uid(state.func_id.func) if static_signature(state.args) else None
+        if uid is not None:
             for func_id in {id(f): f for f in (state.func_id, state.func_ir.func_id)}.values():
                 func_id.unique_id = uid
                 func_id.unique_name = f"{func_id.func_qualname}${uid}"

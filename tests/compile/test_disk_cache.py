@@ -315,3 +315,47 @@ def test_the_environment_stamp_is_taken_when_adjit_is_imported():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
     assert proc.stdout.strip().splitlines()[-1] == "1", proc.stderr
+
+
+SAME_NAME = '''
+import itertools, json, sys
+import numpy as np, numba
+from numba.core.bytecode import FunctionIdentity
+import adjit
+import first, second
+
+x = np.linspace(0.1, 1.0, 4)
+# Numba numbers compiles per process: both writers number theirs alike from here
+FunctionIdentity._unique_ids = itertools.count(5000)
+g1, g2 = adjit.grad(first.f, cache=True), adjit.grad(second.f, cache=True)
+if sys.argv[1] == "first":
+    g1(x)
+elif sys.argv[1] == "second":
+    g2(x)
+else:
+    both = numba.njit(lambda x: (g1(x), g2(x)))
+    print(json.dumps([a.tolist() for a in both(x)]))
+'''
+
+
+def test_derivatives_of_two_modules_functions_of_one_name_stay_apart(tmp_path):
+    """``first.f`` and ``second.f``, each differentiated in a process of its own, both
+    ``cache=True``; a third process loading both into one ``@njit`` caller got
+    ``first.f``'s gradient for both: generated functions all live in one module, and
+    the two entries' code had one symbol name."""
+    (tmp_path / "first.py").write_text("import numpy as np\n"
+                                       "def f(x):\n    return np.sum(np.sin(x) * x)\n")
+    (tmp_path / "second.py").write_text("import numpy as np\n"
+                                        "def f(x):\n    return np.sum(np.cos(x) * x)\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([str(ROOT), str(tmp_path)]))
+    outputs = []
+    for which in ("first", "second", "both"):
+        proc = subprocess.run([sys.executable, "-c", SAME_NAME, which], capture_output=True,
+                              text=True, env=env, timeout=600, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        outputs.append(proc.stdout)
+    a, b = (np.array(v) for v in json.loads(outputs[-1].strip().splitlines()[-1]))
+    x = np.linspace(0.1, 1.0, 4)
+    np.testing.assert_allclose(a, np.sin(x) + x * np.cos(x), rtol=1e-12)
+    np.testing.assert_allclose(b, np.cos(x) - x * np.sin(x), rtol=1e-12)

@@ -7,7 +7,6 @@ lowering passes run on it. So generated code is callable from Python, from ``@nj
 (where LLVM can inline it) and can be fed to adjit again.
 """
 import inspect
-import os
 import types as pytypes
 import weakref
 
@@ -23,6 +22,7 @@ from ..runtime import truncate_current
 from .caches import track_dispatcher
 from .capture_typing import TypedFromCapture
 from .inline_library import UseInlineOnlyLibrary
+from .kernel_cache import name_apart
 from . import lowering_memo  # noqa: F401  (remembers Numba's loc question, on import)
 from .llvm_options import AdjitCodegenOptions
 from .typing_memo import MemoisedScalarTyping
@@ -80,21 +80,6 @@ def builder_of(stub):
     return builder
 
 
-#: Every generated stub lives in this module, so two processes' functions of one name
-#: (``grad_f`` of two modules' ``f``) differed only by Numba's per-process uid. Code on
-#: disk keeps its writer's symbol names, and an ``@njit`` caller of two derivatives
-#: loaded from two writers' entries linked one of them for both: a wrong gradient. A
-#: random salt per process keeps them apart (rule kernels are named by content instead:
-#: ``kernel_cache.content_uid``).
-_PROCESS_SALT = int.from_bytes(os.urandom(4), "little") << 24
-
-
-def _salt_uid(func_id):
-    """Give a generated function this process's salt in its symbol names."""
-    func_id.unique_id = _PROCESS_SALT + func_id.unique_id
-    func_id.unique_name = f"{func_id.func_qualname}${func_id.unique_id}"
-
-
 @register_pass(mutates_CFG=True, analysis_only=False)
 class BuildGeneratedIR(FunctionPass):
     """Replace bytecode translation: the IR comes from the stub's builder."""
@@ -106,7 +91,7 @@ class BuildGeneratedIR(FunctionPass):
 
     def run_pass(self, state):
         stub = state.func_id.func
-        _salt_uid(state.func_id)
+        name_apart(state.func_id)  # generated stubs all live in this module
         with phase("transform", stub.__name__):
             try:
                 blocks = builder_of(stub)(tuple(state.args))

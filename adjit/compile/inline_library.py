@@ -26,7 +26,7 @@ from numba.core.typed_passes import NopythonTypeInference
 
 from ..runtime.loader import use_fast_library_class
 from .capture_typing import TypedFromCapture
-from .kernel_cache import content_uid, enable_kernel_cache, static_signature
+from .kernel_cache import enable_kernel_cache, name_apart
 
 
 class InlineOnlyLibrary(JITCodeLibrary):
@@ -111,13 +111,8 @@ class UseInlineOnlyLibrary(FunctionPass):
         FunctionPass.__init__(self)
 
     def run_pass(self, state):
-        # named by content (``content_uid``) where its types say all the rest: a function
-        # or dispatcher argument calls code that may be compiled anew
-        uid = content_uid(state.func_id.func) if static_signature(state.args) else None
-        if uid is not None:
-            for func_id in {id(f): f for f in (state.func_id, state.func_ir.func_id)}.values():
-                func_id.unique_id = uid
-                func_id.unique_name = f"{func_id.func_qualname}${uid}"
+        for func_id in {id(f): f for f in (state.func_id, state.func_ir.func_id)}.values():
+            name_apart(func_id, state.args)  # see kernel_cache.name_apart
         if state.library is None:
             codegen = state.targetctx.codegen()
             state.library = InlineOnlyLibrary(codegen, state.func_id.func_qualname)

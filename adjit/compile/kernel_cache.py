@@ -169,6 +169,28 @@ def content_uid(func):
     return _CONTENT_UID_BASE + int(digest[:15], 16)
 
 
+#: Numba's uids count compiles per process; this random salt, drawn at import, keeps
+#: the uids of adjit's functions in one process apart from every other process's
+_PROCESS_SALT = (int.from_bytes(os.urandom(4), "little") + 1) << 24
+
+
+def name_apart(func_id, argtypes=None):
+    """Give a function adjit compiles a uid no other process's different code has: its
+    content's (``content_uid``) when ``argtypes`` is given and static (a function or
+    dispatcher argument calls code that may be compiled anew), else Numba's count plus
+    this process's salt. Generated stubs all live in one module, so two processes'
+    ``grad_f`` of two modules' ``f`` differed by the count alone, and an ``@njit``
+    caller of both, loaded from the disk cache, ran one for both."""
+    uid = content_uid(func_id.func) if (argtypes is not None
+                                         and static_signature(argtypes)) else None
+    if uid is None:
+        if func_id.unique_id >= _PROCESS_SALT:
+            return  # salted already (a generated internal stub: at build, then here)
+        uid = _PROCESS_SALT + func_id.unique_id
+    func_id.unique_id = uid
+    func_id.unique_name = f"{func_id.func_qualname}${uid}"
+
+
 class KernelCache(GuardedCache):
     """A Numba dispatcher cache for one internal function (see the module)."""
 

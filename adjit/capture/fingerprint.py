@@ -122,11 +122,39 @@ def _rule_digest(part, h, depth):
         _value_digest(part, h, "a registered rule")
 
 
+def _functions_held(value, depth):
+    """The Python functions of the ``@njit`` helpers and functions held in a tuple or
+    list (by name only in ``_value_digest``: their code counts too)."""
+    if not isinstance(value, (tuple, list)) or not depth:
+        return
+    for item in value:
+        found = python_function(item)
+        if found is not None:
+            yield found
+        yield from _functions_held(item, depth - 1)
+
+
+def _transform_digest(value):
+    """The content of an adjit transform (``grad(f)``, reached as a function of its own,
+    as in ``jvp(grad(f))``, or read as a global by an ``@njit`` caller): its kind and
+    argnums and its function's fingerprint, or None for anything else. Its generated
+    stub's code is the same for every function (``jvp(grad(f))`` of two modules' ``f``
+    shared one entry)."""
+    spec = getattr(value, "adjit_spec", None)
+    if spec is None:
+        return None
+    return fingerprint(spec[1], f"{spec[0]}/{spec[2]!r}")
+
+
 def fingerprint(func, key):
     """The hex content fingerprint of ``func`` (a function or dispatcher) for the
     transform described by ``key`` (a string); raises ``Uncacheable``."""
     h = hashlib.sha256(environment_stamp().encode())
     h.update(key.encode())
+    inner = _transform_digest(func)
+    if inner is not None:
+        h.update(f"transform:{inner}".encode())
+        return h.hexdigest()
     root = python_function(func)
     if root is None:
         raise Uncacheable(f"{func!r} is not a Python function or Numba dispatcher")
@@ -143,5 +171,12 @@ def fingerprint(func, key):
                 _function_digest(reached, h)
         h.update(name.encode())
         _value_digest(value, h, f"'{name}' (read by {py_func.__qualname__})")
+        inner = _transform_digest(value)
+        if inner is not None:
+            h.update(f"transform:{inner}".encode())
+        for held in _functions_held(value, 3):  # ``OPS = (h,)``: ``OPS[0](x)``
+            if held not in done and not is_library_module(getattr(held, "__module__", None)):
+                done.add(held)
+                _function_digest(held, h)
     _user_rules_digest(h)
     return h.hexdigest()

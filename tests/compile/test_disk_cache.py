@@ -359,3 +359,64 @@ def test_derivatives_of_two_modules_functions_of_one_name_stay_apart(tmp_path):
     x = np.linspace(0.1, 1.0, 4)
     np.testing.assert_allclose(a, np.sin(x) + x * np.cos(x), rtol=1e-12)
     np.testing.assert_allclose(b, np.cos(x) - x * np.sin(x), rtol=1e-12)
+
+
+def _run_script(tmp_path, script, *argv):
+    """Run ``script`` in a fresh process over the modules in ``tmp_path``; its last line."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([str(ROOT), str(tmp_path)]))
+    proc = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True,
+                          text=True, env=env, timeout=600, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_a_transform_of_a_transform_is_keyed_by_the_inner_function(tmp_path):
+    """``jvp(grad(f), cache=True)`` was keyed by grad's generated stub, the same for every
+    ``f``: a second process differentiating another module's ``f`` loaded the first's."""
+    for name, k in (("ma", 2.0), ("mb", 3.0)):
+        (tmp_path / f"{name}.py").write_text(
+            f"import numpy as np\ndef f(x):\n    return np.sum(np.sin({k} * x))\n")
+    script = ("import importlib, json, sys, numpy as np, adjit\n"
+              "f = importlib.import_module(sys.argv[1]).f\n"
+              "x = np.linspace(0.1, 0.5, 4)\n"
+              "print(json.dumps(adjit.jvp(adjit.grad(f), cache=True)(x, np.ones(4))[1].tolist()))\n")
+    x = np.linspace(0.1, 0.5, 4)
+    for name, k in (("ma", 2.0), ("mb", 3.0)):
+        np.testing.assert_allclose(_run_script(tmp_path, script, name),
+                                   -k * k * np.sin(k * x), rtol=1e-12)
+
+
+@pytest.mark.parametrize("module, edit, expected", [
+    # an @njit caller of adjit.grad(f) read as a global: f is reached through grad's stub
+    ("import numpy as np, numba, adjit\n"
+     "def f(x):\n    return np.sum(np.sin(2.0 * x))\n"
+     "G = adjit.grad(f)\n"
+     "@numba.njit\ndef caller(x):\n    return np.sum(G(x) * x)\n"
+     "TARGET = caller\n",
+     ("2.0 * x", "3.0 * x"),
+     lambda x, k: np.sum(k * np.cos(k * x) - k * k * np.sin(k * x) * x)),
+    # an @njit helper held in a global tuple: hashed by name only
+    ("import numpy as np, numba\n"
+     "@numba.njit\ndef h(v):\n    return 2.0 * v\n"
+     "OPS = (h,)\n"
+     "def f(x):\n    return np.sum(np.sin(OPS[0](x)))\n"
+     "TARGET = f\n",
+     ("2.0 * v", "3.0 * v"),
+     lambda x, k: np.sum(k * np.cos(k * x))),
+], ids=["njit_caller_of_a_grad", "helper_in_a_global_tuple"])
+def test_an_edit_reached_through_a_transform_or_a_tuple_is_not_stale(tmp_path, module,
+                                                                     edit, expected):
+    """Edited between two processes, each code was still served the first process's
+    cached derivative."""
+    (tmp_path / "edited.py").write_text(module)
+    script = ("import json, numpy as np, adjit, edited\n"
+              "x = np.linspace(0.1, 0.5, 4)\n"
+              "print(json.dumps(float(adjit.jvp(edited.TARGET, cache=True)(x, x * 0 + 1.0)[1])))\n")
+    x = np.linspace(0.1, 0.5, 4)
+    assert _run_script(tmp_path, script) == pytest.approx(expected(x, 2.0), rel=1e-12)
+    (tmp_path / "edited.py").write_text(module.replace(*edit))
+    for stale in tmp_path.rglob("__pycache__"):  # Python's own bytecode cache: by mtime
+        for path in stale.glob("edited*.pyc"):
+            path.unlink()
+    assert _run_script(tmp_path, script) == pytest.approx(expected(x, 3.0), rel=1e-12)

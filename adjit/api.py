@@ -231,7 +231,7 @@ def _label(kind, nums, single):
 def _rebuild_transform(kind, func, argnums, cache):
     """Unpickle a transform: the same transform of the unpickled function (which reaches
     its compiled code through the disk cache when it was built with ``cache=True``)."""
-    if kind in ("jvp", "vjp"):
+    if kind in ("jvp", "vjp", "hessian"):
         return globals()[kind](func, cache=cache)
     return globals()[kind](func, argnums, cache=cache)
 
@@ -544,6 +544,7 @@ def hessian(func, cache=False):
     def dense_hessian(x):
         return hessian_columns(hv, x)
     dense_hessian = refreshed_jit(dense_hessian, StalenessCheck(func))
+    dense_hessian.adjit_spec = ("hessian", func, None, bool(cache))  # pickles as such
     with _lock:
         return _transforms.setdefault(key, dense_hessian)
 

@@ -246,6 +246,15 @@ class RefreshedJit(CPUDispatcher):
             refresh()
         return super().__call__(*args, **kwargs)
 
+    def __reduce__(self):
+        """Pickle as the transform it serves (``adjit_spec``: ``hessian(f)``), rebuilt by
+        the receiving process; pickled as a function by value, the column loop lost the
+        overload it calls (a TypingError in a process-pool worker)."""
+        spec = getattr(self, "adjit_spec", None)
+        if spec is None:
+            return super().__reduce__()
+        return _rebuilders[0], spec
+
 
 def refreshed_jit(py_func, refresh):
     """``numba.njit(py_func)`` as a ``RefreshedJit`` checking ``refresh`` on each call."""

@@ -455,3 +455,22 @@ def test_cached_derivatives_of_factory_closures_keep_their_own_helpers(tmp_path)
     x = np.linspace(0.1, 0.5, 4)
     for k, got in zip((1.0, 2.0), _run_script(tmp_path, script, "1", "2")):
         np.testing.assert_allclose(got, k * np.cos(k * x), rtol=1e-12)
+
+
+def test_a_hessian_pickles_into_a_fresh_process(tmp_path):
+    """``adjit.hessian(f)`` went to process-pool workers as a Numba function pickled by
+    value, whose column loop lost the overload it calls (a TypingError there); it pickles
+    as "the hessian of f" now, like the other transforms."""
+    (tmp_path / "hmod.py").write_text(
+        "import numpy as np\ndef f(x):\n    return np.sum(np.sin(2.0 * x) * x)\n")
+    write = ("import json, pickle, numpy as np, adjit, hmod\n"
+             "h = adjit.hessian(hmod.f, cache=True)\n"
+             "open('h.pkl', 'wb').write(pickle.dumps(h))\n"
+             "print(json.dumps(0))\n")
+    read = ("import json, pickle, numpy as np\n"
+            "h = pickle.loads(open('h.pkl', 'rb').read())\n"
+            "print(json.dumps(h(np.linspace(0.1, 1.0, 3)).tolist()))\n")
+    _run_script(tmp_path, write)
+    x = np.linspace(0.1, 1.0, 3)
+    np.testing.assert_allclose(np.diag(_run_script(tmp_path, read)),
+                               4 * np.cos(2 * x) - 4 * x * np.sin(2 * x), rtol=1e-12)

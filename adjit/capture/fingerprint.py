@@ -15,6 +15,7 @@ built from is unchanged. ``fingerprint(func, key)`` hashes:
 A value it cannot hash by content (an arbitrary object) makes the function uncacheable:
 ``Uncacheable`` says which name, and the transform works without the disk cache.
 """
+import enum
 import hashlib
 import pickle
 import types as pytypes
@@ -76,6 +77,12 @@ def _value_digest(value, h, where):
         py_func = python_function(value)
         options = getattr(value, "targetoptions", None) or {}
         h.update(f"function:{_named(py_func)}:{sorted(map(repr, options.items()))}".encode())
+    elif isinstance(value, type) and issubclass(value, enum.Enum):
+        # Numba compiles an Enum's member values in as constants
+        h.update(f"enum:{_named(value)}".encode())
+        for member in value:
+            h.update(member.name.encode())
+            _value_digest(member.value, h, f"{where}.{member.name}")
     elif isinstance(value, type) or is_library_module(getattr(value, "__module__", None)):
         h.update(f"named:{type(value).__name__}:{_named(value)}".encode())
     else:

@@ -474,3 +474,21 @@ def test_a_hessian_pickles_into_a_fresh_process(tmp_path):
     x = np.linspace(0.1, 1.0, 3)
     np.testing.assert_allclose(np.diag(_run_script(tmp_path, read)),
                                4 * np.cos(2 * x) - 4 * x * np.sin(2 * x), rtol=1e-12)
+
+
+def test_an_enum_members_values_count():
+    """An ``Enum`` read by the function was fingerprinted by name only: ``K = 2.0``
+    edited to ``3.0`` was served the old derivative (Numba compiles the value in)."""
+    from adjit.capture.fingerprint import fingerprint
+    prints = set()
+    for k in ("2.0", "3.0"):
+        namespace = {"__name__": "edited_enum"}
+        exec(textwrap.dedent(f"""
+            import enum, numpy as np
+            class S(enum.Enum):
+                K = {k}
+            def f(x):
+                return np.sum(np.sin(S.K.value * x))
+        """), namespace)
+        prints.add(fingerprint(namespace["f"], "grad0"))
+    assert len(prints) == 2

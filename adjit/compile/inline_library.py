@@ -100,18 +100,6 @@ class ModulePassesOnlyLibrary(JITCodeLibrary):
         ll_module.data_layout = self._codegen._data_layout
         self._final_module.link_in(ll_module)
 
-    def _optimize_final_module(self):
-        """Keep the code of every callee linked in private to this library, then optimise.
-        Callees come in under ``linkonce_odr`` linkage, one definition per name for the
-        whole process. Numba names a compiled function by a count of compiles in its
-        process, so a derivative loaded from the disk cache could carry a user helper
-        (``make(k).<locals>.h``) under the name another process's derivative gave a
-        different ``h``: both loaded, one ran for both (a wrong gradient)."""
-        for func in self._final_module.functions:
-            if not func.is_declaration and func.linkage == ll.Linkage.linkonce_odr:
-                func.linkage = ll.Linkage.internal
-        super()._optimize_final_module()
-
 
 @register_pass(mutates_CFG=False, analysis_only=False)
 class UseInlineOnlyLibrary(FunctionPass):

@@ -31,11 +31,13 @@ use for the kernel's source file) with what internal functions need:
 """
 import functools
 import hashlib
+import itertools
 import os
 import sys
 import types as pytypes
 
 from numba.core import caching, compiler, config, types
+from numba.core.bytecode import FunctionIdentity
 from numba.core.targetconfig import ConfigStack
 
 from .. import config as adjit_config
@@ -172,6 +174,12 @@ def content_uid(func):
 #: Numba's uids count compiles per process; this random salt, drawn at import, keeps
 #: the uids of adjit's functions in one process apart from every other process's
 _PROCESS_SALT = (int.from_bytes(os.urandom(4), "little") + 1) << 24
+# Numba's own count starts there too: a user's @njit helpers compiled into a derivative
+# cached on disk keep Numba's names, and helpers made by one factory share a qualified
+# name (``make(k).<locals>.h``), so two processes' derivatives of ``make(1.0)`` and
+# ``make(2.0)``, loaded into a third, ran one ``h`` for both
+FunctionIdentity._unique_ids = itertools.count(
+    _PROCESS_SALT + next(FunctionIdentity._unique_ids))
 
 
 def name_apart(func_id, argtypes=None):

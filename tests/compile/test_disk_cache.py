@@ -457,3 +457,39 @@ def test_an_enum_members_values_count():
         """), namespace)
         prints.add(fingerprint(namespace["f"], "grad0"))
     assert len(prints) == 2
+
+
+FACTORY = '''
+import numpy as np, numba, math
+def make(k):
+    @numba.njit
+    def h(n):  # a primal-only helper, too large to inline
+        s = 0.0
+        for i in range(n):
+            for j in range(n):
+                s = s * 0.999 + math.sin(s + i * k) * math.exp(-s * s) + math.log1p(abs(s) + j)
+                s = s * 0.998 + math.cos(s - j * k) * math.exp(-s * s) + math.log1p(abs(s) + i)
+                s = s * 0.997 + math.sin(s * k + i) / (1.0 + s * s) + math.atan(s + j)
+        return k + 0.0 * s
+    def f(x, n):
+        return np.sum(np.sin((h(n) + h(n + 1) - k) * x))  # sum(sin(k x))
+    return f
+'''
+
+
+def test_cached_derivatives_of_factory_closures_keep_their_own_helpers(tmp_path):
+    """``grad(make(1.0))`` and ``grad(make(2.0))`` cached by two processes: both held the
+    helper ``make.<locals>.h`` under one name (Numba counts compiles per process), and a
+    third process loading both ran k=1's helper for k=2 (a zero gradient). Numba's count
+    now starts at a random per-process offset (``kernel_cache``)."""
+    (tmp_path / "factory.py").write_text(FACTORY)
+    script = ("import json, sys, numpy as np, adjit, factory\n"
+              "x = np.linspace(0.1, 0.5, 4)\n"
+              "ks = [float(k) for k in sys.argv[1:]]\n"
+              "print(json.dumps([adjit.grad(factory.make(k), cache=True)(x, 3).tolist()"
+              " for k in ks]))\n")
+    _run_script(tmp_path, script, "1")
+    _run_script(tmp_path, script, "2")
+    x = np.linspace(0.1, 0.5, 4)
+    for k, got in zip((1.0, 2.0), _run_script(tmp_path, script, "1", "2")):
+        np.testing.assert_allclose(got, k * np.cos(k * x), rtol=1e-12)

@@ -134,19 +134,25 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays):
         self.synthetic_types[counter(iter_var.name)] = types.intp
         return counter(iter_var.name)
 
+    def view_chain(self, name):
+        """Array ``name`` and each array whose memory it views, nearest first, each
+        through its copies (``array_root``); at most 100 steps."""
+        for _ in range(100):
+            name = self.array_root(name)
+            yield name
+            parent = self.view_parent(name)
+            if parent is None:
+                return
+            name = parent.name
+
     def array_base(self, name):
         """The variable that owns an array's memory: an argument or a local allocation,
         through copies and views; None when unknown (a phi of arrays, a call result)."""
-        for _ in range(100):
-            name = self.array_root(name)
-            value = self.definition(name)
+        for link in self.view_chain(name):
+            value = self.definition(link)
             if (isinstance(value, ir.Arg) or self.is_allocation(value)
                     or self.argument_item(value) is not None):
-                return name
-            parent = self.view_parent(name)
-            if parent is None:
-                return None
-            name = parent.name
+                return link
         return None
 
     def indexed_array(self, value):

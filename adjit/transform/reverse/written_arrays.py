@@ -14,15 +14,8 @@ class WrittenArrays:
     def read_at_variable_index(self, name):
         """Whether array ``name`` is (a view of) an item read out of a tuple at a
         variable index."""
-        for _ in range(100):
-            name = self.array_root(name)
-            if self.dynamic_item(self.definition(name)) is not None:
-                return True
-            parent = self.view_parent(name)
-            if parent is None:
-                return False
-            name = parent.name
-        return False
+        return any(self.dynamic_item(self.definition(link)) is not None
+                   for link in self.view_chain(name))
 
     def check_written_argument(self, stmt, base):
         """A differentiated value written into an argument that has no gradient; any

@@ -119,11 +119,51 @@ class _Wrapper:
         self.names = tuple(inspect.signature(self.py_func).parameters)
         self.fname = self.py_func.__qualname__
 
+    @property
+    def star_args(self):
+        """Whether the stub takes ``*args``: a ``vjp`` of a function with defaults, whose
+        trailing defaults may be omitted before ``ybar`` (as in ``jvp``). Without
+        defaults, vjp's stub keeps named parameters, so ``jvp(vjp(f))`` can derive it."""
+        return self.kind == "vjp" and bool(self.py_func.__defaults__)
+
     def stub_names(self):
+        """The stub's parameters: the function's (omitted defaults become ``Omitted``
+        types) and vjp's ``ybar``, or None for ``*args`` (``star_args``)."""
+        if self.star_args:
+            return None
         names = list(self.names)
         if self.kind == "vjp":
             names.append("ybar" if "ybar" not in names else "adjit_ybar_in")
         return names
+
+    def _arguments(self, argtypes):
+        """``(given, defaults, primal_types, ybar_type)``: how many arguments the call
+        passed, the values of the omitted defaults by index, the function's argument
+        types with the defaults filled in, and the cotangent's type (vjp only)."""
+        n = len(self.names)
+        if self.star_args:
+            flat = tuple(types.unliteral(t) for t in argtypes[0].types)  # the *args tuple
+            given = len(flat) - 1
+            required, _ = _parameter_counts(self.py_func)
+            if not required <= given <= n:
+                raise ArgumentError(
+                    f"vjp({self.fname}) takes the arguments ({', '.join(self.names)}; "
+                    f"trailing defaults may be omitted) and then ybar; got {len(flat)} values")
+            values, primal_types = _trailing_defaults(self.py_func, flat[:given], given)
+            return given, dict(enumerate(values, given)), primal_types, flat[given]
+        # omitted arguments with defaults (grad and value_and_grad) take their default
+        defaults = {i: t.value for i, t in enumerate(argtypes[:n]) if isinstance(t, types.Omitted)}
+        primal_types = tuple(types.unliteral(numba.typeof(defaults[i]) if i in defaults else t)
+                             for i, t in enumerate(argtypes[:n]))
+        return n, defaults, primal_types, argtypes[n] if self.kind == "vjp" else None
+
+    def _stub_arguments(self, e, given):
+        """The stub's argument variables: the function's arguments as given (then ybar)."""
+        if not self.star_args:
+            return [e.assign(ir.Arg(name, i, e.loc), target=name)
+                    for i, name in enumerate(self.stub_names())]
+        packed = e.assign(ir.Arg("args", 0, e.loc), target="args")
+        return [e.item(packed, k, hint="a") for k in range(given + 1)]
 
     def _check_ybar(self, blocks, e, primal_types, btype, y, ybar):
         """Refuse a cotangent without the output's structure, dtype or shape; returns the
@@ -141,10 +181,7 @@ class _Wrapper:
     def build(self, argtypes):
         """IR of the transform for one signature."""
         n = len(self.names)
-        # omitted arguments with defaults (grad and value_and_grad) take their default
-        defaults = {i: t.value for i, t in enumerate(argtypes[:n]) if isinstance(t, types.Omitted)}
-        primal_types = tuple(types.unliteral(numba.typeof(defaults[i]) if i in defaults else t)
-                             for i, t in enumerate(argtypes[:n]))
+        given, defaults, primal_types, ybar_type = self._arguments(argtypes)
         if self.kind == "vjp":
             active = tuple(i for i, t in enumerate(primal_types) if is_differentiable(t))
             _refuse_float_tuples(self.fname, self.names, primal_types)
@@ -155,8 +192,9 @@ class _Wrapper:
         program = derive(self.func, primal_types, active)
         block, e = _entry_block(self.py_func)
         blocks = {0: block}
-        args = [e.assign(ir.Arg(name, i, e.loc), target=name)
-                for i, name in enumerate(self.stub_names())]
+        args = self._stub_arguments(e, given)
+        if self.star_args:  # ybar after the function's arguments, defaults included
+            args[given:given] = [None] * (n - given)
         for i, value in defaults.items():
             args[i] = _default(e, value)
         tape = e.call(tape_acquire, [], hint="tape")
@@ -167,7 +205,7 @@ class _Wrapper:
         else:
             y, e = splice(blocks, e, program.pass_blocks("fwd"), [tape] + args[:n], "fwd")
         if self.kind == "vjp":
-            e = self._check_ybar(blocks, e, primal_types, argtypes[n], y, args[n])
+            e = self._check_ybar(blocks, e, primal_types, ybar_type, y, args[n])
             if callee_writes(self.func, primal_types):
                 y = _detached(e, y, capture(self.func, primal_types).return_type)
         shadows = [e.call(zeros_shadow, [args[i]], hint="shadow") for i in program.array_args]
@@ -176,7 +214,9 @@ class _Wrapper:
             else 1.0, hint="one")
         cots, e = splice(blocks, e, program.pass_blocks("rev"),
                          [tape] + args[:n] + shadows + [seed], "rev")
-        if self.kind == "vjp":
+        if self.kind == "vjp":  # one cotangent per argument given, as in JAX
+            if given < n:
+                cots = e.tuple([e.item(cots, i) for i in range(given)])
             e.ret(e.tuple([y, cots]))
             return blocks
         grads = [e.item(cots, i) for i in self.argnums]
@@ -254,9 +294,9 @@ def _transform(func, argnums, kind, cache=False):
         disp = _transforms.get(key)
         if disp is None:
             wrapper = _Wrapper(func, nums, single, kind)
-            defaults = py_func.__defaults__ if kind != "vjp" else None
             disp = generated_dispatcher(f"{kind}_{py_func.__name__}", wrapper.stub_names(),
-                                        wrapper.build, defaults=defaults,
+                                        wrapper.build,
+                                        defaults=None if kind == "vjp" else py_func.__defaults__,
                                         primal=func)
             disp.adjit_wrapper = wrapper
             _transforms[key] = disp
@@ -283,8 +323,10 @@ def value_and_grad(func=None, argnums=0, cache=False):
 
 
 def vjp(func, cache=False):
-    """``vjp(f)(*args, ybar)`` is ``(f(*args), cotangents)``, one cotangent per argument:
-    ybar * df/darg for floats, an array for float arrays, 0 for ints and bools."""
+    """``vjp(f)(*args, ybar)`` is ``(f(*args), cotangents)``, one cotangent per argument
+    given: ybar * df/darg for floats, an array for float arrays, 0 for ints and bools.
+    Trailing arguments with defaults may be omitted (they get no cotangent), as in
+    ``jvp``; ``ybar`` is always the last value passed."""
     return _transform(func, 0, "vjp", cache)
 
 

@@ -213,15 +213,25 @@ def test_jvp_and_hvp_fill_in_default_arguments():
         adjit.hvp(with_defaults)(1.5)
 
 
-def test_vjp_takes_every_argument_and_says_so():
-    """vjp takes the defaults explicitly, then ybar. Omitting one used to let Numba's
-    TypeError about adjit's own stub through; it is an ArgumentError listing the
-    parameters, for every transform."""
+def test_vjp_fills_in_default_arguments_and_says_what_it_takes():
+    """vjp takes the arguments positionally, trailing defaults optional, then ybar, and
+    returns one cotangent per argument given (closed form: f' = sum 2 i cos(0.3 i)).
+    A call that does not fit is an ArgumentError listing the parameters, for every
+    transform, not Numba's TypeError about adjit's own stub."""
     d1 = sum(2.0 * i * math.cos(0.3 * i) for i in range(5))
     y, cots = adjit.vjp(with_defaults)(0.3, 5, 2.0, 1.5)
     assert y == pytest.approx(with_defaults(0.3)) and cots[0] == pytest.approx(1.5 * d1)
-    with pytest.raises(adjit.ArgumentError, match=r"takes \(x, n, scale, ybar\)"):
-        adjit.vjp(with_defaults)(0.3, 1.5)
+    assert cots[1] == 0 and cots[2] == pytest.approx(1.5 * with_defaults(0.3) / 2.0)
+    y, cots = adjit.vjp(with_defaults)(0.3, 1.5)  # n and scale keep their defaults
+    assert y == pytest.approx(with_defaults(0.3)) and len(cots) == 1
+    assert cots[0] == pytest.approx(1.5 * d1)
+    y, cots = adjit.vjp(with_defaults)(0.3, 3, 1.5)
+    d1_3 = sum(2.0 * i * math.cos(0.3 * i) for i in range(3))
+    assert len(cots) == 2 and cots[0] == pytest.approx(1.5 * d1_3)
+    with pytest.raises(adjit.ArgumentError, match=r"takes the arguments \(x, n, scale; .*ybar"):
+        adjit.vjp(with_defaults)(1.5)
+    with pytest.raises(adjit.ArgumentError, match="then ybar"):
+        adjit.vjp(with_defaults)(0.3, ybar=1.5)
     with pytest.raises(adjit.ArgumentError, match=r"takes \(x, n, scale\)"):
         adjit.grad(with_defaults)(0.3, 5, 2.0, 1.0)
     assert adjit.runtime.current_depth() == 0

@@ -220,12 +220,12 @@ class TransformDispatcher(GeneratedDispatcher):
 
     def _argument_count_error(self, error):
         """Numba's "not enough arguments" (or a keyword it cannot bind) in the transform's
-        terms: its parameters (a ``vjp`` takes every argument of the function, defaults
-        included, then ``ybar``; ``jvp`` and ``hvp`` take values positionally)."""
+        terms: its parameters (``vjp``, ``jvp`` and ``hvp`` take values positionally)."""
         params = ", ".join(inspect.signature(self.py_func).parameters)
         if params == "args":
+            then = "ybar" if self.py_func.__name__.startswith("vjp_") else "the tangents"
             return ArgumentError(f"adjit: {self.py_func.__name__} takes the function's "
-                                 f"arguments positionally, then the tangents; {error}")
+                                 f"arguments positionally, then {then}; {error}")
         return ArgumentError(f"adjit: {self.py_func.__name__} takes ({params}); {error}")
 
 

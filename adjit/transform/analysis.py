@@ -78,6 +78,17 @@ class CFG:
                     dom[label], changed = new, True
         return dom
 
+    def reachable_from(self, label):
+        """The blocks that can run after ``label`` starts: ``label`` and every block a
+        path from it reaches, around loops too."""
+        seen, todo = set(), [label]
+        while todo:
+            b = todo.pop()
+            if b not in seen:
+                seen.add(b)
+                todo.extend(self.succs[b])
+        return seen
+
     def in_loop(self, label):
         """Whether ``label`` can run more than once (it reaches itself)."""
         seen, todo = set(), list(self.succs[label])

@@ -62,7 +62,7 @@ class WrittenArrays:
             base = self.array_base(v.name)
             made = self.definition(base) if base is not None else None
             if (base is None or isinstance(made, ir.Arg) or not self.is_allocation(made)
-                    or self._uses(base) > 1):
+                    or self._uses_besides_early_writes(base, label) > 1):
                 shown = self.user_name(base if base is not None else v.name)
                 raise self.unsupported(
                     f"writing into {self.user_name(stmt.target.name)}, which is {shown} on "
@@ -70,8 +70,24 @@ class WrittenArrays:
                     "make it a new array on every path (z.copy() instead of z), or write "
                     "into each array by its own name")
 
-    def _uses(self, name):
-        """How many statements read variable ``name``."""
-        return sum(1 for block in self.blocks.values() for s in block.body
+    def _uses_besides_early_writes(self, name, label):
+        """How many statements read variable ``name``, leaving out element writes into
+        it that come only before the merge in block ``label`` (in no block reachable
+        from it, around loops too). The merge and what feeds it are one use; another is
+        a second name for the array (``w = unew``) or a read the merged name may alias.
+        An early element write (a boundary value written into a scratch buffer before
+        the time loop that swaps it, ``unew[0] = 0.0``) sees the array by one name."""
+        after = self.cfg.reachable_from(label)
+        return sum(1 for node, block in self.blocks.items() for s in block.body
                    if not isinstance(s, ir.Del) and any(v.name == name for v in s.list_vars())
-                   and not (isinstance(s, ir.Assign) and s.target.name == name))
+                   and not (isinstance(s, ir.Assign) and s.target.name == name)
+                   and (node in after or not _element_write_into(s, name)))
+
+
+def _element_write_into(stmt, name):
+    """Whether ``stmt`` writes elements of array ``name`` (``name[i] = v``) and reads
+    ``name`` nowhere else in it."""
+    return (isinstance(stmt, (ir.SetItem, ir.StaticSetItem)) and stmt.target.name == name
+            and stmt.value.name != name
+            and getattr(stmt, "index", None) is not None
+            and not (isinstance(stmt.index, ir.Var) and stmt.index.name == name))

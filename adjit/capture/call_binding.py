@@ -125,10 +125,10 @@ def star_items(fn, defs, scope, var, loc):
 
 def unpack_tuple(fn, scope, var, loc):
     """Assignments ``t_k = t[k]`` reading every item of tuple ``var`` (``h(*args)`` with
-    ``args`` an argument), typed; None when ``var`` is not a tuple of known length."""
+    ``args`` an argument, or the function's own ``*args`` forwarded SciPy-style), typed;
+    None when ``var`` is not a tuple of known length."""
     typ = fn.typeof(var.name)
-    if not isinstance(typ, types.BaseTuple) or isinstance(
-            typ, (types.StarArgTuple, types.StarArgUniTuple)):
+    if not isinstance(typ, types.BaseTuple):
         return None
     reads = []
     for k, item in enumerate(typ.types):

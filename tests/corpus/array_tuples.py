@@ -179,6 +179,47 @@ def integrate_with_parameter_tuple(x0, a):
 
 
 @numba.njit
+def _cubic_damping(y, a, b):
+    return -a * y - b * y ** 3
+
+
+@numba.njit
+def _euler_forwarding(y0, n, *args):
+    # scipy's convention: the helper takes *args and forwards them to the right-hand side
+    y = y0
+    for _ in range(n):
+        y = y + 0.05 * _cubic_damping(y, *args)
+    return y
+
+
+def forwards_star_arguments(y0, a):
+    return _euler_forwarding(y0, 10, a, 1.0) ** 2 + _euler_forwarding(a, 3, y0, a)
+
+
+@numba.njit
+def _oscillator(t, y, k, c):
+    return np.array([y[1], -k * y[0] - c * y[1] + 0.1 * np.sin(t)])
+
+
+@numba.njit
+def _rk2(f, y0, dt, n, *args):
+    # the right-hand side is an argument too, called with the forwarded *args
+    y = y0.copy()
+    t = 0.0
+    for _ in range(n):
+        k1 = f(t, y, *args)
+        k2 = f(t + dt, y + dt * k1, *args)
+        y = y + 0.5 * dt * (k1 + k2)
+        t += dt
+    return y
+
+
+def forwards_star_arguments_to_an_argument(y0, k):
+    y = _rk2(_oscillator, y0, 0.1, 5, k, 0.3)
+    return np.sum(y * y)
+
+
+@numba.njit
 def _bins(centres):
     # bin edges and widths of a grid of centres, returned as a pair of arrays
     n = centres.shape[0]
@@ -248,6 +289,8 @@ CASES = [
     Case(tuple_argument, (np.linspace(0.1, 0.9, 3), 1.3), (0, 1)),
     Case(star_arguments, (np.linspace(0.1, 0.9, 3), np.array([1.5, -0.5, 0.7])), (0, 1)),
     Case(integrate_with_parameter_tuple, (np.linspace(0.2, 1.0, 3), 0.7), (0, 1)),
+    Case(forwards_star_arguments, (0.5, 0.3), (0, 1)),
+    Case(forwards_star_arguments_to_an_argument, (np.array([0.8, -0.2]), 1.7), (0, 1)),
     Case(flux_conserving_resample, (np.array([1.13, 1.36, 1.62, 1.83]), np.linspace(1.0, 2.0, 11),
                                     1.0 + 0.3 * np.sin(np.linspace(3.0, 6.0, 11)),
                                     0.05 + 0.01 * np.arange(11.0)), (2, 3)),

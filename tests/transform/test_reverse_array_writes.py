@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import adjit
-from adjit.testing import check_grad
+from adjit.testing import check_grad, check_hvp, check_jvp
 
 X6 = np.array([0.4, -0.3, 1.1, 0.9, -1.4, 0.2])
 A23 = np.array([[0.5, -0.2, 1.1], [0.3, 0.9, -0.7]])
@@ -561,3 +561,41 @@ def test_the_same_row_twice_is_still_refused():
     for f in (_same_row_twice, _iterated_row_and_a_row):
         with pytest.raises(adjit.UnsupportedError, match="the same array's memory"):
             adjit.grad(f)(np.array([0.3, -0.7, 0.5]))
+
+
+@numba.njit
+def _drift(q, p, dt):
+    for i in range(q.shape[0]):
+        q[i] += dt * p[i] * p[i]
+
+
+def _drift_columns(S0, dt):
+    S = S0.copy()  # column 0 = positions, column 1 = momenta
+    _drift(S[:, 0], S[:, 1], dt)
+    return np.sum(S[:, 0] ** 2) + np.sum(S * S0)
+
+
+def _drift_one_column_twice(S0, dt):
+    S = S0.copy()
+    _drift(S[:, 0], S[:, 0], dt)
+    return np.sum(S * S)
+
+
+def _drift_first_and_last_columns(S0, dt):
+    S = S0.copy()
+    _drift(S[:, 0], S[:, -1], dt)  # one column when S has one
+    return np.sum(S * S)
+
+
+def test_two_columns_of_one_array_passed_to_a_helper_that_writes_one():
+    """``S[:, 0]`` and ``S[:, 1]`` are separate memory, as rows at different offsets are:
+    differentiated in every mode. One column twice, or columns 0 and -1, stay refused,
+    and the message shows the indices as written."""
+    S0 = np.arange(6.0).reshape(3, 2) / 5.0
+    check_grad(_drift_columns, S0, 0.1)
+    check_jvp(_drift_columns, S0, 0.1)
+    check_hvp(_drift_columns, S0, 0.1)
+    with pytest.raises(adjit.UnsupportedError, match=r"'S\[:, 0\]' and 'S\[:, 0\]', the same"):
+        adjit.grad(_drift_one_column_twice)(S0, 0.1)
+    with pytest.raises(adjit.UnsupportedError, match=r"'S\[:, 0\]' and 'S\[:, -1\]'"):
+        adjit.grad(_drift_first_and_last_columns)(S0, 0.1)

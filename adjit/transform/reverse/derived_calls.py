@@ -116,15 +116,41 @@ def refuse_aliased_arguments(ctx, stmt, dispatcher):
 
 
 def distinct_rows(ctx, a, b, loc):
-    """Whether arrays ``a`` and ``b`` are rows of one array at integer positions that
-    differ by a constant (``H[t]`` and ``H[t + 1]``, ``H[0]`` and ``H[2]``): separate
-    memory, as a time-stepping helper ``step(H[t], H[t + 1])`` is given it."""
+    """Whether arrays ``a`` and ``b`` are views of one array that fix one axis at integer
+    positions differing by a constant (``H[t]`` and ``H[t + 1]``, ``H[0]`` and ``H[2]``,
+    columns ``S[:, 0]`` and ``S[:, 1]``): separate memory, as a time-stepping helper
+    ``step(H[t], H[t + 1])`` or ``drift(S[:, 0], S[:, 1])`` is given it. Two constants
+    of opposite signs (``H[0]``, ``H[-1]``) may be one row of a one-row array."""
     views = [ctx.view_of(n, loc) for n in (a, b)]
     if None in views or ctx.array_root(views[0][0].name) != ctx.array_root(views[1][0].name):
         return False
-    offsets = [_offset(ctx, index) for _, index in views]
-    return None not in offsets and offsets[0][0] == offsets[1][0] and (
-        offsets[0][1] != offsets[1][1])
+    axes = [_axis_offsets(ctx, index) for _, index in views]
+    if None in axes:
+        return False
+    for first, second in zip(*axes):
+        if first is None or second is None or first[0] != second[0] or first[1] == second[1]:
+            continue
+        if first[0] is not None or (first[1] < 0) == (second[1] < 0):
+            return True
+    return False
+
+
+def _axis_offsets(ctx, index):
+    """Per indexed axis, ``_offset`` of an integer index (None for a slice), for an
+    integer index or a tuple of integers and slices; None for any other index (an
+    ellipsis or ``np.newaxis`` would move the axes)."""
+    if index is None:
+        return None
+    if isinstance(ctx.fn.typemap.get(index.name), types.Integer):
+        return [_offset(ctx, index)]
+    value = ctx.definition(index.name)
+    if not (isinstance(value, ir.Expr) and value.op == "build_tuple"):
+        return None
+    kinds = [ctx.fn.typemap.get(item.name) for item in value.items]
+    if not all(isinstance(k, (types.Integer, types.SliceType)) for k in kinds):
+        return None
+    return [_offset(ctx, item) if isinstance(k, types.Integer) else None
+            for item, k in zip(value.items, kinds)]
 
 
 def _offset(ctx, index):

@@ -547,7 +547,9 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays):
                     else f"'.{value.attr}' of {inner}")
         if isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem"):
             inner = self.user_name(value.value.name)
-            return f"{inner[:-1]}[...]'" if inner.endswith("'") else f"a part of {inner}"
+            shown = (_constant_index_text(value.index) if value.op == "static_getitem"
+                     else None) or "..."
+            return f"{inner[:-1]}[{shown}]'" if inner.endswith("'") else f"a part of {inner}"
         if isinstance(value, ir.Expr) and value.op in ("binop", "inplace_binop"):
             symbol = _OPERATOR_SYMBOLS.get(value.fn, getattr(value.fn, "__name__", value.fn))
             return f"the result of '{symbol}'"
@@ -572,3 +574,18 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays):
         if base in self.unrestored or None in self.unrestored:
             return False  # written here and never restored: it holds its final values
         return not (reads_data and (base in self.written or None in self.written))
+
+
+def _constant_index_text(index):
+    """A constant index as written (``:, 0`` for ``(slice(None), 0)``), or None."""
+    items = index if isinstance(index, tuple) else (index,)
+    parts = []
+    for item in items:
+        if isinstance(item, slice):
+            ends = ["" if v is None else str(v) for v in (item.start, item.stop)]
+            parts.append(":".join(ends) + ("" if item.step is None else f":{item.step}"))
+        elif isinstance(item, int):
+            parts.append(str(item))
+        else:
+            return None
+    return ", ".join(parts)

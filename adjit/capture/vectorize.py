@@ -14,6 +14,7 @@ import threading
 import numpy as np
 from numba.core import ir, types
 from numba.core.registry import cpu_target
+from numba.np.numpy_support import as_dtype
 from numba.np.ufunc.dufunc import DUFunc
 
 from ..compile.inline_library import internal_jit
@@ -100,7 +101,7 @@ _PADDED = {
 }
 
 
-def _map_1d(kernel, get, check):
+def _map_1d(kernel, get, check, dtype):
     """The loop of a 1-D result over eight operands read by ``get``."""
     g0, g1, g2, g3, g4, g5, g6, g7 = get
     c0, c1, c2, c3, c4, c5, c6, c7 = check
@@ -108,7 +109,7 @@ def _map_1d(kernel, get, check):
     def map1d(a, b, c, d, e, f, g, h, shape):
         c0(a, shape), c1(b, shape), c2(c, shape), c3(d, shape)
         c4(e, shape), c5(f, shape), c6(g, shape), c7(h, shape)
-        out = np.empty(shape)
+        out = np.empty(shape, dtype)
         for i in range(shape[0]):
             out[i] = kernel(g0(a, i), g1(b, i), g2(c, i), g3(d, i),
                             g4(e, i), g5(f, i), g6(g, i), g7(h, i))
@@ -116,7 +117,7 @@ def _map_1d(kernel, get, check):
     return map1d
 
 
-def _map_2d(kernel, get, check):
+def _map_2d(kernel, get, check, dtype):
     """The loops of a 2-D result over eight operands read by ``get``."""
     g0, g1, g2, g3, g4, g5, g6, g7 = get
     c0, c1, c2, c3, c4, c5, c6, c7 = check
@@ -124,7 +125,7 @@ def _map_2d(kernel, get, check):
     def map2d(a, b, c, d, e, f, g, h, shape):
         c0(a, shape), c1(b, shape), c2(c, shape), c3(d, shape)
         c4(e, shape), c5(f, shape), c6(g, shape), c7(h, shape)
-        out = np.empty(shape)
+        out = np.empty(shape, dtype)
         for i in range(shape[0]):
             for j in range(shape[1]):
                 out[i, j] = kernel(g0(a, i, j), g1(b, i, j), g2(c, i, j), g3(d, i, j),
@@ -133,7 +134,7 @@ def _map_2d(kernel, get, check):
     return map2d
 
 
-def _map_3d(kernel, get, check):
+def _map_3d(kernel, get, check, dtype):
     """The loops of a 3-D result over eight operands read by ``get``."""
     g0, g1, g2, g3, g4, g5, g6, g7 = get
     c0, c1, c2, c3, c4, c5, c6, c7 = check
@@ -141,7 +142,7 @@ def _map_3d(kernel, get, check):
     def map3d(a, b, c, d, e, f, g, h, shape):
         c0(a, shape), c1(b, shape), c2(c, shape), c3(d, shape)
         c4(e, shape), c5(f, shape), c6(g, shape), c7(h, shape)
-        out = np.empty(shape)
+        out = np.empty(shape, dtype)
         for i in range(shape[0]):
             for j in range(shape[1]):
                 for k in range(shape[2]):
@@ -157,12 +158,13 @@ _BY_RANK = {1: (_item1, _same1, _map_1d), 2: (_item2, _same2, _map_2d),
             3: (_item3, _same3, _map_3d)}
 
 
-def map_helper(dufunc, arrays, ndim):
+def map_helper(dufunc, arrays, ndim, dtype=np.float64):
     """The ``@njit`` map of ``dufunc`` for operands that are arrays where ``arrays`` says
-    so (scalars elsewhere), over a result of rank ``ndim`` (cached). It takes
+    so (scalars elsewhere), over a result of rank ``ndim`` and NumPy type ``dtype`` (the
+    ufunc's: a ``float32(float32)`` signature makes float32 arrays) (cached). It takes
     ``MAX_OPERANDS`` operands and the result's shape: pad unused operands with the shape."""
     kernel = kernel_of(dufunc)
-    key = (kernel.py_func, tuple(arrays), ndim)
+    key = (kernel.py_func, tuple(arrays), ndim, dtype)
     with _lock:
         if key not in _maps:
             padded = kernel if len(arrays) == MAX_OPERANDS else internal_jit(
@@ -171,8 +173,31 @@ def map_helper(dufunc, arrays, ndim):
             item, same, make = _BY_RANK[ndim]
             get = [item if is_array else same for is_array in slots]
             check = [_check if is_array else _no_check for is_array in slots]
-            _maps[key] = internal_jit(make(padded, get, check))
+            _maps[key] = internal_jit(make(padded, get, check, dtype))
         return _maps[key]
+
+
+def cast_kernel(kernel, arity, dtype):
+    """``kernel`` with its result converted to ``dtype`` (the ufunc's output type: a
+    ``float32(float32)`` signature over ``0.5 * x`` gives float32, the plain kernel
+    float64), for ``arity`` operands (cached)."""
+    key = ("cast", kernel.py_func, arity, dtype)
+    with _lock:
+        if key not in _maps:
+            _maps[key] = internal_jit(_CAST[arity](kernel, dtype))
+        return _maps[key]
+
+
+_CAST = {
+    1: lambda k, t: lambda a: t(k(a)),
+    2: lambda k, t: lambda a, b: t(k(a, b)),
+    3: lambda k, t: lambda a, b, c: t(k(a, b, c)),
+    4: lambda k, t: lambda a, b, c, d: t(k(a, b, c, d)),
+    5: lambda k, t: lambda a, b, c, d, e: t(k(a, b, c, d, e)),
+    6: lambda k, t: lambda a, b, c, d, e, f: t(k(a, b, c, d, e, f)),
+    7: lambda k, t: lambda a, b, c, d, e, f, g: t(k(a, b, c, d, e, f, g)),
+    8: lambda k, t: lambda a, b, c, d, e, f, g, h: t(k(a, b, c, d, e, f, g, h)),
+}
 
 
 class VectorizeToLoops:
@@ -222,7 +247,7 @@ class VectorizeToLoops:
                     and 1 <= len(argtypes) <= MAX_OPERANDS):
                 return 0  # left alone: the transform refuses it by name
             arrays = [isinstance(t, types.Array) for t in argtypes]
-            callee = map_helper(dufunc, arrays, result.ndim)
+            callee = map_helper(dufunc, arrays, result.ndim, as_dtype(result.dtype).type)
             # the result's shape, from an array operand, also pads the unused operands
             first = value.args[arrays.index(True)]
             shape = ir.Var(block.scope, f"{first.name}%ushape", loc)
@@ -234,8 +259,16 @@ class VectorizeToLoops:
             return 0  # a scalar call of a NumPy function with a scalar rule (np.sinc)
         else:
             callee, args = kernel_of(dufunc), list(value.args)
+            if isinstance(result, types.Float):  # the ufunc's type: float32(float32) casts
+                callee = cast_kernel(callee, len(args), as_dtype(result).type)
         fnty = types.Dispatcher(callee)
         new_sig = fnty.get_call_type(tyctx, tuple(fn.typeof(a.name) for a in args), {})
+        if new_sig is None or types.unliteral(new_sig.return_type) != types.unliteral(result):
+            # the statements reading the result were typed for the ufunc's type: another
+            # type would make the derivative read its records wrongly; refused by name
+            for _ in range(inserted):
+                del block.body[k]
+            return 0
         func = ir.Var(block.scope, f"{value.func.name}%kernel", loc)
         block.body.insert(k, ir.Assign(ir.Global(callee.py_func.__name__, callee, loc),
                                        func, loc))

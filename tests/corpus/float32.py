@@ -1,6 +1,7 @@
 """float32 scalars and arrays; float32 mixed with float64."""
 import math
 
+import numba
 import numpy as np
 
 from . import Case
@@ -58,6 +59,23 @@ def float32_weights_as_float64(w, x):
     return np.sum(np.sin(v) * u) + np.sum(v * v)
 
 
+@numba.vectorize(["float32(float32)", "float64(float64)"])
+def _halve(x):
+    return 0.5 * x
+
+
+def typed_vectorize_of_a_product(W, X):
+    # a float32(float32) ufunc makes float32 arrays, though its kernel alone computes
+    # float64 (0.5 * x): an element read of its result once read the tape as float32
+    out = _halve(X @ W)
+    return out[0, 0] * out[0, 0] + out[1, 1]
+
+
+def typed_vectorize_of_scalars(x):
+    y = _halve(x[0]) * x[1]
+    return y * y
+
+
 CASES = [
     Case(scalar_poly, (np.float32(1.3),)),
     Case(scalar_math, (np.float32(0.4),)),
@@ -67,4 +85,6 @@ CASES = [
     Case(array_2d, (A23,)),
     Case(branch_float32, (np.float32(1.25),)),
     Case(float32_weights_as_float64, (X8, X8.astype(np.float64) * 0.5), (0, 1)),
+    Case(typed_vectorize_of_a_product, (A23[:, :2].copy(), A23[:, 1:].copy()), (0, 1)),
+    Case(typed_vectorize_of_scalars, (X8,)),
 ]

@@ -6,7 +6,8 @@ scalar function, compiled with ``numba.njit``); applied to scalars it becomes a 
 the kernel itself. Both are then ordinary ``@njit`` calls that adjit derives in every
 mode, so a ufunc needs no rule of its own. Helpers exist for 1-D, 2-D and 3-D results and
 one to eight operands, each an array of the result's shape or a scalar (no other
-broadcasting: a mismatched shape raises ``ValueError`` as the ufunc would).
+broadcasting across ranks; axes of length 1 broadcast, as NumPy's, and shapes that do
+not broadcast raise ``ValueError``).
 """
 import inspect
 import threading
@@ -28,20 +29,22 @@ _maps = {}
 
 @internal_jit
 def _item1(a, i):
-    """Element ``i`` of a 1-D operand."""
-    return a[i]
+    """Element ``i`` of a 1-D operand (its only element if it has length 1: broadcast)."""
+    return a[i if a.shape[0] != 1 else 0]
 
 
 @internal_jit
 def _item2(a, i, j):
-    """Element ``(i, j)`` of a 2-D operand."""
-    return a[i, j]
+    """Element ``(i, j)`` of a 2-D operand; an axis of length 1 is broadcast (a column
+    ``x[:, None]`` against a row ``z[None, :]``)."""
+    return a[i if a.shape[0] != 1 else 0, j if a.shape[1] != 1 else 0]
 
 
 @internal_jit
 def _item3(a, i, j, k):
-    """Element ``(i, j, k)`` of a 3-D operand."""
-    return a[i, j, k]
+    """Element ``(i, j, k)`` of a 3-D operand, axes of length 1 broadcast."""
+    return a[i if a.shape[0] != 1 else 0, j if a.shape[1] != 1 else 0,
+             k if a.shape[2] != 1 else 0]
 
 
 @internal_jit
@@ -61,15 +64,30 @@ def _same3(a, i, j, k):
 
 
 @internal_jit
+def _axis(n, m):
+    """The broadcast length of an axis of lengths ``n`` and ``m``, as NumPy's."""
+    if n == m or n == 1:
+        return m
+    if m == 1:
+        return n
+    raise ValueError("adjit: @vectorize operands could not be broadcast together")
+
+
+@internal_jit
 def _check(a, shape):
-    """An array operand must have the result's shape (no broadcasting of arrays)."""
-    if a.shape != shape:
-        raise ValueError("adjit: @vectorize operands of different shapes")
+    """``shape`` broadcast with array operand ``a``'s (of the same rank)."""
+    if len(shape) == 1:
+        return (_axis(a.shape[0], shape[0]),)
+    if len(shape) == 2:
+        return (_axis(a.shape[0], shape[0]), _axis(a.shape[1], shape[1]))
+    return (_axis(a.shape[0], shape[0]), _axis(a.shape[1], shape[1]),
+            _axis(a.shape[2], shape[2]))
 
 
 @internal_jit
 def _no_check(a, shape):
     """A scalar operand fits any shape."""
+    return shape
 
 
 def kernel_of(dufunc):
@@ -107,8 +125,8 @@ def _map_1d(kernel, get, check, dtype):
     c0, c1, c2, c3, c4, c5, c6, c7 = check
 
     def map1d(a, b, c, d, e, f, g, h, shape):
-        c0(a, shape), c1(b, shape), c2(c, shape), c3(d, shape)
-        c4(e, shape), c5(f, shape), c6(g, shape), c7(h, shape)
+        shape = c3(d, c2(c, c1(b, c0(a, shape))))  # the operands' shapes broadcast
+        shape = c7(h, c6(g, c5(f, c4(e, shape))))
         out = np.empty(shape, dtype)
         for i in range(shape[0]):
             out[i] = kernel(g0(a, i), g1(b, i), g2(c, i), g3(d, i),
@@ -123,8 +141,8 @@ def _map_2d(kernel, get, check, dtype):
     c0, c1, c2, c3, c4, c5, c6, c7 = check
 
     def map2d(a, b, c, d, e, f, g, h, shape):
-        c0(a, shape), c1(b, shape), c2(c, shape), c3(d, shape)
-        c4(e, shape), c5(f, shape), c6(g, shape), c7(h, shape)
+        shape = c3(d, c2(c, c1(b, c0(a, shape))))  # the operands' shapes broadcast
+        shape = c7(h, c6(g, c5(f, c4(e, shape))))
         out = np.empty(shape, dtype)
         for i in range(shape[0]):
             for j in range(shape[1]):
@@ -140,8 +158,8 @@ def _map_3d(kernel, get, check, dtype):
     c0, c1, c2, c3, c4, c5, c6, c7 = check
 
     def map3d(a, b, c, d, e, f, g, h, shape):
-        c0(a, shape), c1(b, shape), c2(c, shape), c3(d, shape)
-        c4(e, shape), c5(f, shape), c6(g, shape), c7(h, shape)
+        shape = c3(d, c2(c, c1(b, c0(a, shape))))  # the operands' shapes broadcast
+        shape = c7(h, c6(g, c5(f, c4(e, shape))))
         out = np.empty(shape, dtype)
         for i in range(shape[0]):
             for j in range(shape[1]):
@@ -247,6 +265,8 @@ class VectorizeToLoops:
                     and 1 <= len(argtypes) <= MAX_OPERANDS):
                 return 0  # left alone: the transform refuses it by name
             arrays = [isinstance(t, types.Array) for t in argtypes]
+            if any(isinstance(t, types.Array) and t.ndim != result.ndim for t in argtypes):
+                return 0  # broadcasting across ranks: refused by name
             callee = map_helper(dufunc, arrays, result.ndim, as_dtype(result.dtype).type)
             # the result's shape, from an array operand, also pads the unused operands
             first = value.args[arrays.index(True)]

@@ -152,6 +152,18 @@ def vectorize_2d(X):
     return np.sum(_bump(X) ** 2)
 
 
+@numba.vectorize
+def _rbf(a, b, lengthscale):
+    d = a - b
+    return math.exp(-0.5 * d * d / (lengthscale * lengthscale))
+
+
+def vectorize_broadcast_kernel(lengthscale, x, z):
+    # the usual RBF kernel matrix: a column against a row, broadcast by the ufunc
+    K = _rbf(x[:, None], z[None, :], lengthscale)
+    return np.sum(K * np.arange(1.0, 1.0 + K.size).reshape(K.shape))
+
+
 @numba.njit
 def _diffuse_row(src, dst, c):
     for i in range(1, src.shape[0] - 1):
@@ -548,6 +560,8 @@ CASES = [
     Case(gamma_log_likelihood, (2.3, X6), 0),
     Case(vectorize_ufuncs, (X6, 0.8), (0, 1)),
     Case(vectorize_2d, (P4,), 0),
+    Case(vectorize_broadcast_kernel, (0.7, np.linspace(0.0, 1.0, 5), np.linspace(0.1, 0.9, 3)),
+         (0, 1, 2)),
     Case(vectorize_3d, (P4.reshape(2, 2, 3),), 0),
     Case(time_history_rows, (X6, 0.25), (0, 1)),
     Case(vectorize_into_out, (X6, 0.8), (0, 1)),

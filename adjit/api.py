@@ -355,6 +355,8 @@ class _JVPWrapper:
         args = [e.item(packed, k, hint="a") for k in range(len(flat))]
         written = callee_writes(self.func, primal_types)
         for j, i in enumerate(active):
+            args[n + j] = _tangent_in_primal_type(e, args[n + j], tangent_types[j], args[i],
+                                                  primal_types[i])
             if is_float_array(primal_types[i]):
                 e = _check_shape(blocks, e, args[i], args[n + j],
                                  _TANGENT_SHAPE.format(self.names[i]))
@@ -417,6 +419,18 @@ def _check_tangents(fname, names, primal_types, active, tangent_types):
         if not ok:
             raise ArgumentError(f"jvp({fname}): the tangent of '{names[i]}' must match its "
                                 f"type {p}; got {t}")
+
+
+def _tangent_in_primal_type(e, tangent, tangent_type, primal, primal_type):
+    """A tangent of another number type than its argument (a Python float for a float32,
+    a float64 array for a float32 one) converted to the argument's type, as JAX requires
+    them to match: a typed ``@vectorize`` ufunc would otherwise pick its float64 loop for
+    the tangent and its float32 loop for the value (a wrong hvp)."""
+    dtype = getattr(tangent_type, "dtype", tangent_type)
+    if dtype == getattr(primal_type, "dtype", primal_type):
+        return tangent
+    from .transform.forward_tape import record_form
+    return e.call(record_form, [tangent, primal], hint="tangent")
 
 
 def _check_shape(blocks, e, x, dx, message):
@@ -545,7 +559,9 @@ class _HVPWrapper:
         packed = e.assign(ir.Arg("args", 0, e.loc), target="args")
         values = [e.item(packed, k, hint="a") for k in range(len(flat))]
         args = values[:n] + [_default(e, d) for d in defaults]
-        given = {i: values[n + k] for k, i in enumerate(self.argnums)}
+        given = {i: _tangent_in_primal_type(e, values[n + k], flat[n + k], args[i],
+                                            primal_types[i])
+                 for k, i in enumerate(self.argnums)}
         for k, i in enumerate(self.argnums):
             if _needs_contiguous(primal_types[i], flat[n + k]):
                 given[i] = e.call(np.ascontiguousarray, [given[i]], hint="tangent")

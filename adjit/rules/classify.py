@@ -390,11 +390,11 @@ def _structural_kind(fn, expr, key):
         return "list_reduction"
     if any(key is helper for helper in ACCUMULATING_BILINEAR):
         return "accumulating_bilinear"
-    if key is tape_rt.tape_push:
+    if tape_rt.is_push(key):
         return "tape_push"
     if key is tape_rt.tape_reserve:
         return "tape_reserve"
-    if key is tape_rt.tape_put:
+    if tape_rt.is_put(key):
         return "tape_put"
     if any(key is form for form in ADJOINT_PRODUCTS) or key is adjoint_product_sum:
         return "adjoint_product"

@@ -214,6 +214,72 @@ def tape_push(typingctx, tape, record):
     return types.none(types.voidptr, rec), codegen
 
 
+def record_fits(pushed, expected):
+    """Whether a record pushed as type ``pushed`` is read right when popped as
+    ``expected``: the same types, except that an array may be popped as layout 'A' (read
+    by its strides, which the record holds) and without its read-only or alignment flags.
+    Any other difference would make the pop read the words as another type."""
+    pushed, expected = types.unliteral(pushed), types.unliteral(expected)
+    if pushed == expected:
+        return True
+    if isinstance(pushed, types.BaseTuple) and isinstance(expected, types.BaseTuple):
+        return len(pushed) == len(expected) and all(
+            record_fits(p, x) for p, x in zip(pushed.types, expected.types))
+    if isinstance(pushed, types.Array) and isinstance(expected, types.Array):
+        return (pushed.dtype == expected.dtype and pushed.ndim == expected.ndim
+                and expected.layout in ("A", pushed.layout))
+    return False
+
+
+def _refuse_misfit(pushed, expected, what):
+    """An internal error, at typing, for a record the reverse pass would misread."""
+    if not record_fits(pushed, expected):
+        raise errors.TypingError(
+            f"adjit {what}: a tape record typed {pushed} would be read back as {expected} "
+            "(an adjit bug: the derivative's types disagree with Numba's)")
+
+
+_checked_cache = {}
+
+
+def checked_push(record_type):
+    """``tape_push`` for a record the reverse pass pops as ``record_type`` (cached per
+    type): typing refuses a record of another type, which would be read back wrongly."""
+    key = ("push", types.unliteral(record_type))
+    if key not in _checked_cache:
+        def push(typingctx, tape, record):
+            _refuse_misfit(record, key[1], "tape_push")
+            return tape_push._defn(typingctx, tape, record)
+        push.__name__ = push.__qualname__ = "tape_push_" + re.sub(r"\W+", "_", str(key[1]))
+        _checked_cache.setdefault(key, intrinsic(push))
+    return _checked_cache[key]
+
+
+def checked_put(item_type):
+    """``tape_put`` of an item the reverse pass pops as ``item_type`` (see
+    ``checked_push``)."""
+    key = ("put", types.unliteral(item_type))
+    if key not in _checked_cache:
+        def put(typingctx, slot, offset, value):
+            _refuse_misfit(value, key[1], "tape_put")
+            return tape_put._defn(typingctx, slot, offset, value)
+        put.__name__ = put.__qualname__ = "tape_put_" + re.sub(r"\W+", "_", str(key[1]))
+        _checked_cache.setdefault(key, intrinsic(prefer_literal=True)(put))
+    return _checked_cache[key]
+
+
+def is_push(key):
+    """Whether ``key`` is ``tape_push`` or one of its checked forms."""
+    return key is tape_push or any(key is f for (kind, _), f in _checked_cache.items()
+                                   if kind == "push")
+
+
+def is_put(key):
+    """Whether ``key`` is ``tape_put`` or one of its checked forms."""
+    return key is tape_put or any(key is f for (kind, _), f in _checked_cache.items()
+                                  if kind == "put")
+
+
 @intrinsic(prefer_literal=True)
 def tape_reserve(typingctx, tape, nwords):
     """Reserve ``nwords`` (a constant) words on ``tape`` for one record, to be written

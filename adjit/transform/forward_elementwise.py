@@ -132,6 +132,16 @@ def _tangent_like_impl(t, ans):
         return lambda t, ans: np.full(ans.shape, t, ans.dtype)
     if not isinstance(t, types.Array):
         return None
+    if t.dtype != ans.dtype:  # float32 x + 1.0: a float64 result, a float32 tangent
+        dt = as_dtype(ans.dtype)
+        if t.ndim != ans.ndim:
+            return lambda t, ans: zeros_shaped(ans.shape, ans.dtype) + t.astype(dt)
+
+        def converted(t, ans):
+            if t.shape == ans.shape:
+                return t.astype(dt)
+            return zeros_shaped(ans.shape, ans.dtype) + t.astype(dt)
+        return converted
     if t.ndim == ans.ndim and t.layout == "C":
         def same_rank(t, ans):
             if t.shape == ans.shape:

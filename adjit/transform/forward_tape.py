@@ -9,37 +9,75 @@ from ..ir.nodes import global_values
 from ..runtime import tape as tape_rt
 from ..ir.value_types import is_float
 from .tangents import differentiable_items
+from ..compile.inline_library import INTERNAL_JIT_OPTIONS, internal_jit
+from numba.core.extending import overload
+from numba.np.numpy_support import as_dtype
+from ..rules.core import deflinear
 
 
 def fwd_tape_push(ctx, stmt, e):
     """fwd: ``push(rec)`` / ``push((tangents of rec's float items..., *rec))``: one push,
     tangents below the primal items (a record may end with a block id that the next
-    reverse block pops on its own, so the primal items must stay on top)."""
+    reverse block pops on its own, so the primal items must stay on top). Each tangent
+    goes in its primal's type (``record_form``), as ``fwd_tape_pop`` reads it; the push
+    is checked against that (``checked_push``)."""
     tape, rec = stmt.value.args
-    typ = ctx.typeof(rec.name)
+    typ = types.unliteral(ctx.typeof(rec.name))
     if isinstance(typ, types.BaseTuple) and differentiable_items(typ):
         tan = ctx.tangent(e, rec)
-        items = [_in_layout_of(e, e.item(tan, k, hint="t"), typ.types[index])
+        items = [e.call(record_form, [e.item(tan, k, hint="t"), e.item(rec, index, hint="p")],
+                        hint="t")
                  for k, index in enumerate(differentiable_items(typ))]
         items += [e.item(rec, k, hint="p") for k in range(len(typ.types))]
-        e.call(tape_rt.tape_push, [tape, e.tuple(items, hint="duals")], hint="pushed")
+        expected = types.Tuple(list(tangent_type(typ).types) + list(typ.types))
+        e.call(tape_rt.checked_push(expected), [tape, e.tuple(items, hint="duals")],
+               hint="pushed")
     elif is_float(typ):
-        e.call(tape_rt.tape_push, [tape, e.tuple([ctx.tangent(e, rec), rec])], hint="pushed")
+        tan = e.call(record_form, [ctx.tangent(e, rec), rec], hint="t")
+        e.call(tape_rt.checked_push(types.Tuple([typ, typ])), [tape, e.tuple([tan, rec])],
+               hint="pushed")
     else:
         e.stmt(clone_stmt(stmt))
 
 
-def _in_layout_of(e, tangent, primal_type):
-    """``tangent`` in the layout of its C- or F-ordered primal, as the pop reads it
-    (``tangent_type``): ``np.linalg.inv`` returns an F-ordered array whose tangent
-    ``-(A^-1 dA A^-1)`` is C-ordered, and reading one as the other transposes it. A
-    tangent already in that layout is passed on as it is, not copied."""
-    layout = getattr(types.unliteral(primal_type), "layout", None)
-    if layout == "C":
-        return e.call(np.ascontiguousarray, [tangent], hint="t")
-    if layout == "F":
-        return e.call(np.asfortranarray, [tangent], hint="t")
-    return tangent
+def record_form_impl(tangent, primal):
+    """``tangent`` in the type and layout of its primal, as a record's pop reads it."""
+
+
+@overload(record_form_impl, jit_options=INTERNAL_JIT_OPTIONS)
+def _record_form(tangent, primal):
+    """The identity when the tangent has its primal's type (the common case); else a
+    conversion: a float32 primal's tangent that a forward rule computed in float64
+    (``np.linalg.cholesky``, ``np.cumprod``) would be read as float32 words, and an
+    F-ordered primal's C-ordered tangent (``np.linalg.inv``) transposed."""
+    if isinstance(primal, types.Float) and isinstance(tangent, types.Number):
+        if tangent == primal:
+            return lambda tangent, primal: tangent
+        cast = as_dtype(primal).type
+        return lambda tangent, primal: cast(tangent)
+    if not (isinstance(primal, types.Array) and isinstance(tangent, types.Array)):
+        return lambda tangent, primal: tangent
+    same_dtype = tangent.dtype == primal.dtype
+    if primal.layout == "C":
+        if same_dtype:
+            return lambda tangent, primal: np.ascontiguousarray(tangent)
+        dt = as_dtype(primal.dtype)
+        return lambda tangent, primal: np.ascontiguousarray(tangent.astype(dt))
+    if primal.layout == "F":
+        if same_dtype:
+            return lambda tangent, primal: np.asfortranarray(tangent)
+        dt = as_dtype(primal.dtype)
+        return lambda tangent, primal: np.asfortranarray(tangent.astype(dt))
+    if same_dtype:
+        return lambda tangent, primal: tangent
+    dt = as_dtype(primal.dtype)
+    return lambda tangent, primal: tangent.astype(dt)
+
+
+record_form = internal_jit(lambda tangent, primal: record_form_impl(tangent, primal))
+# a conversion, linear in the tangent: forward mode over an hvp (a third derivative)
+# converts the tangent's tangent the same way
+deflinear(record_form, 0)
 
 
 def fwd_tape_pop(ctx, stmt, e):
@@ -57,7 +95,7 @@ def tangent_type(typ, depth=0):
     """The type a popped tangent is read as: floats keep theirs, a tuple becomes the
     tuple of its differentiable items' tangent types (ints drop out, at any depth). An
     array item of a record keeps its primal's type (the push converts the tangent to that
-    layout: ``_in_layout_of``); an array inside a nested tuple, which the push does not
+    layout: ``record_form``); an array inside a nested tuple, which the push does not
     convert, is read by its strides (layout 'A')."""
     typ = types.unliteral(typ)
     if isinstance(typ, types.BaseTuple):
@@ -80,7 +118,7 @@ def early_record_tangents(blocks, typeof):
         for stmt in block.body:
             value = getattr(stmt, "value", None)
             if (isinstance(value, ir.Expr) and value.op == "call"
-                    and loads.get(value.func.name) is tape_rt.tape_put):
+                    and tape_rt.is_put(loads.get(value.func.name))):
                 slot, offset, item = value.args
                 found = floats.setdefault(slot.name, [])
                 if isinstance(types.unliteral(typeof(item.name)), types.Float):

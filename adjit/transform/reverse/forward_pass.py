@@ -20,7 +20,8 @@ import numpy as np
 from numba.core import ir, types
 
 from ...ir.builder import Emitter, clone_stmt, clone_value
-from ...runtime import tape_depth, tape_push, tape_put, tape_reserve, tape_set_depth
+from ...runtime import tape_depth, tape_reserve, tape_set_depth
+from ...runtime.tape import checked_push, checked_put
 from ...rules.classify import positional_count
 from .context import TAPE, counter
 from .stmt_info import NOTHING
@@ -97,18 +98,20 @@ def build_forward(ctx, rev):
                     e.assign(clone_value(value), target=name)
         e.loc = primal.terminator.loc
         count_trips(e, rev, label)
-        items, words = [], []
+        items, words, expected = [], [], []
         for name in rev.records[label]:
             kind, source = rev.sources.get((label, name), ("var", name))
             items.append(e.call(np.copy, [e.var(source)], hint="saved") if kind == "copy"
                          else e.var(source))
             typ = types.unliteral(ctx.typeof(name))
             words.append(1 if isinstance(typ, SCALAR_ITEMS) else None)
+            expected.append(typ)  # as the reverse pass pops it
         if rev.pushes_id[label] or (label in cfg.returns and rev.pushes_return_id):
             items.append(e.const(label, hint="id"))  # on top: the successor pops it first
             words.append(1)
+            expected.append(types.int64)
         if items:
-            push_record(e, start, items, words)
+            push_record(e, start, items, words, expected)
         copy_phi_inputs(e, exports.get(label, ()))
         if isinstance(primal.terminator, (ir.Raise, ir.StaticRaise)):
             e.call(tape_set_depth, [e.var(TAPE), e.var(ENTRY_DEPTH)], hint="unwound")
@@ -123,9 +126,11 @@ EARLY_RECORD_ITEMS = 16
 SCALAR_ITEMS = (types.Float, types.Integer, types.Boolean)
 
 
-def push_record(e, start, items, words):
+def push_record(e, start, items, words, expected):
     """Push a block's record (``items``, of ``words`` tape words each, None for an item
-    that is not a scalar) at the block's end.
+    that is not a scalar) at the block's end. The pushes are checked against the
+    ``expected`` types the reverse pass pops (``checked_push``): a record Numba typed
+    otherwise is an internal error, not words read as another type.
 
     A long record of scalars, in a block where nothing else pushes (no forward pass of a callee),
     is instead reserved where the block's own statements begin (``start``) and each item
@@ -135,7 +140,8 @@ def push_record(e, start, items, words):
     body = e.block.body
     if (len(items) < EARLY_RECORD_ITEMS or None in words
             or any(_reads_tape(stmt) for stmt in body[start:])):
-        e.call(tape_push, [e.var(TAPE), e.tuple(items, hint="rec")], hint="pushed")
+        e.call(checked_push(types.Tuple(expected)), [e.var(TAPE), e.tuple(items, hint="rec")],
+               hint="pushed")
         return
     last_def = {stmt.target.name: k for k, stmt in enumerate(body)
                 if isinstance(stmt, ir.Assign)}
@@ -145,10 +151,10 @@ def push_record(e, start, items, words):
                         hint="slot")
     inserts = {start - 1: scratch.block.body}
     offset = 0
-    for item, n in zip(items, words):
+    for item, n, typ in zip(items, words, expected):
         at = max(last_def.get(item.name, start - 1), start - 1)
         put = Emitter(ir.Block(e.scope, e.loc), e.scope, body[at].loc if at >= 0 else e.loc)
-        put.call(tape_put, [put.var(slot.name), put.const(offset), put.var(item.name)],
+        put.call(checked_put(typ), [put.var(slot.name), put.const(offset), put.var(item.name)],
                  hint="put")
         inserts.setdefault(at, []).extend(put.block.body)
         offset += n

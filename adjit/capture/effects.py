@@ -121,16 +121,30 @@ def callee_writes(dispatcher, argtypes, _active=()):
     """Indices of the array arguments an ``@njit`` function may write, directly, through
     views and copies, or through the functions it calls (cached; a recursive cycle is
     assumed to write every array argument)."""
+    return _write_effects(dispatcher, argtypes, _active)[0]
+
+
+def callee_tuple_writes(dispatcher, argtypes):
+    """Indices of the tuple arguments an ``@njit`` function may write an array item of
+    (``t[0][i] = v``, ``pos, vel = state; pos += dt * vel``), itself or through the
+    functions it calls."""
+    return _write_effects(dispatcher, argtypes, ())[1]
+
+
+def _write_effects(dispatcher, argtypes, _active):
+    """``(array argument indices, tuple argument indices)`` written (cached; see
+    ``callee_writes`` and ``callee_tuple_writes``)."""
     key = (py_function_of(dispatcher), tuple(argtypes))
     if key in _callee_writes:
         return _callee_writes[key]
     if key in _active:
-        return frozenset(i for i, t in enumerate(argtypes) if isinstance(t, types.Array))
+        return (frozenset(i for i, t in enumerate(argtypes) if isinstance(t, types.Array)),
+                frozenset(i for i, t in enumerate(argtypes) if isinstance(t, types.BaseTuple)))
     fn = capture(dispatcher, argtypes)
     defs = defining_stmts(fn.func_ir.blocks)
     args = {s.target.name: s.value.index for b in fn.func_ir.blocks.values()
             for s in b.body if isinstance(s, ir.Assign) and isinstance(s.value, ir.Arg)}
-    written = set()
+    written, tuples = set(), set()
     for block in fn.func_ir.blocks.values():
         for stmt in block.body:
             value = getattr(stmt, "value", None)
@@ -143,20 +157,55 @@ def callee_writes(dispatcher, argtypes, _active=()):
                     # ``func(u, *args)``: the callee's parameters do not line up with
                     # the call's arguments; assume it writes every array it is given
                     targets = [a for a in value.args if isinstance(fn.typeof(a), types.Array)]
+                    tuples |= {args[n] for n in _tuple_sources(value.vararg.name, defs)
+                               if n in args}
                 elif isinstance(fn.typeof(value.func), types.Dispatcher):
                     sig = fn.calltypes[value].args
-                    inner = callee_writes(fn.typeof(value.func).dispatcher,
-                                          tuple(types.unliteral(t) for t in sig),
-                                          _active + (key,))
+                    inner, inner_tuples = _write_effects(
+                        fn.typeof(value.func).dispatcher,
+                        tuple(types.unliteral(t) for t in sig), _active + (key,))
                     targets = [value.args[i] for i in inner]
+                    for i in inner_tuples:
+                        tuples |= {args[n] for n in _tuple_sources(value.args[i].name, defs)
+                                   if n in args}
                 else:
                     targets = call_writes(fn, value)
             else:
                 continue
             for t in targets:
-                written |= {args[n] for n in _aliases(fn, t.name, defs) if n in args}
-    _callee_writes[key] = frozenset(written)
+                aliases = _aliases(fn, t.name, defs)
+                written |= {args[n] for n in aliases if n in args}
+                for n in aliases:
+                    tuples |= {args[m] for m in _item_of_tuples(fn, n, defs) if m in args}
+    _callee_writes[key] = (frozenset(written), frozenset(tuples))
     return _callee_writes[key]
+
+
+def _item_of_tuples(fn, name, defs):
+    """The tuples (through copies and unpacking) that array ``name`` is read out of."""
+    found = defs.get(name, ())
+    value = found[0][1].value if len(found) == 1 else None
+    if (isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem")
+            and isinstance(fn.typeof(value.value), types.BaseTuple)):
+        return _tuple_sources(value.value.name, defs)
+    return set()
+
+
+def _tuple_sources(name, defs):
+    """``name`` and what it copies or unpacks (``exhaust_iter``), transitively."""
+    seen, todo = set(), [name]
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        found = defs.get(n, ())
+        value = found[0][1].value if len(found) == 1 else None
+        if isinstance(value, ir.Var):
+            todo.append(value.name)
+        elif isinstance(value, ir.Expr) and value.op in ("exhaust_iter", "cast"):
+            todo.append(value.value.name)
+    return seen
 
 
 _returned_argument = owned_cache("returned_argument")

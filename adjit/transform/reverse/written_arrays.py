@@ -2,9 +2,9 @@
 reverse context): writes into arrays inside tuple arguments, into views a helper
 returns, into undifferentiated arguments, and through a name that is one array on one
 path and another on the other."""
-from numba.core import ir
+from numba.core import ir, types
 
-from ...capture.effects import returned_view_of_call
+from ...capture.effects import callee_tuple_writes, returned_view_of_call
 from ...rules.classify import call_name
 
 
@@ -43,6 +43,37 @@ class WrittenArrays:
             raise self.unsupported(f"writing into an array argument ('{arg.name}') that is "
                                    "not differentiated", stmt.loc,
                                    "add it to argnums, or write into a new array")
+
+    def check_tuple_writes(self, stmt):
+        """A call of an ``@njit`` helper that writes array items of a tuple argument
+        (``step((pos, vel), dt)`` updating both in place): reverse mode would neither see
+        the writes nor restore the arrays (a gradient that ignored the helper once, and
+        arrays read back after the helper changed them). Refused; forward mode handles
+        it. A helper whose analysis fails is assumed to write."""
+        value = stmt.value
+        ftype = self.typeof(value.func.name)
+        sig = self.fn.calltypes.get(value)
+        if not isinstance(ftype, types.Dispatcher) or sig is None or self.has_rule(value.func):
+            return
+        holding = [i for i, a in enumerate(value.args) if _holds_arrays(self.typeof(a.name))]
+        if not holding:
+            return
+        try:
+            written = callee_tuple_writes(ftype.dispatcher,
+                                          tuple(types.unliteral(t) for t in sig.args))
+        except Exception:  # cannot analyse the callee: assume the worst
+            written = holding
+        for i in holding:
+            if i in written or value.vararg is not None:
+                callee = ftype.dispatcher.py_func.__qualname__
+                made = self.definition(value.args[i].name)
+                shown = (f"'({', '.join(self.user_name(v.name).strip(chr(39)) for v in made.items)})'"
+                         if isinstance(made, ir.Expr) and made.op == "build_tuple"
+                         else self.user_name(value.args[i].name))
+                raise self.unsupported(
+                    f"passing {shown}, a tuple of arrays, to "
+                    f"'{callee}', which writes into its arrays,", stmt.loc,
+                    "pass the arrays as separate arguments (step(pos, vel, dt))")
 
     def check_merged_write(self, stmt):
         """An element write through a variable that merges an array with another one on
@@ -91,3 +122,9 @@ def _element_write_into(stmt, name):
             and stmt.value.name != name
             and getattr(stmt, "index", None) is not None
             and not (isinstance(stmt.index, ir.Var) and stmt.index.name == name))
+
+
+def _holds_arrays(typ):
+    """Whether a tuple type holds arrays, at any depth."""
+    return isinstance(typ, types.BaseTuple) and any(
+        isinstance(t, types.Array) or _holds_arrays(t) for t in typ.types)

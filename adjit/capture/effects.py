@@ -125,9 +125,10 @@ def callee_writes(dispatcher, argtypes, _active=()):
 
 
 def callee_tuple_writes(dispatcher, argtypes):
-    """Indices of the tuple arguments an ``@njit`` function may write an array item of
-    (``t[0][i] = v``, ``pos, vel = state; pos += dt * vel``), itself or through the
-    functions it calls."""
+    """Indices of the tuple (or typed List, or ``@jitclass`` instance) arguments an
+    ``@njit`` function may write an array item of (``t[0][i] = v``, ``pos, vel = state;
+    pos += dt * vel``, ``for a in L: a *= s``, ``self.rest[e] *= s``), itself or through
+    the functions it calls."""
     return _write_effects(dispatcher, argtypes, ())[1]
 
 
@@ -139,7 +140,7 @@ def _write_effects(dispatcher, argtypes, _active):
         return _callee_writes[key]
     if key in _active:
         return (frozenset(i for i, t in enumerate(argtypes) if isinstance(t, types.Array)),
-                frozenset(i for i, t in enumerate(argtypes) if isinstance(t, types.BaseTuple)))
+                frozenset(i for i, t in enumerate(argtypes) if isinstance(t, CONTAINERS)))
     fn = capture(dispatcher, argtypes)
     defs = defining_stmts(fn.func_ir.blocks)
     args = {s.target.name: s.value.index for b in fn.func_ir.blocks.values()
@@ -176,17 +177,27 @@ def _write_effects(dispatcher, argtypes, _active):
                 aliases = _aliases(fn, t.name, defs)
                 written |= {args[n] for n in aliases if n in args}
                 for n in aliases:
-                    tuples |= {args[m] for m in _item_of_tuples(fn, n, defs) if m in args}
+                    tuples |= {args[m] for m in _item_of_containers(fn, n, defs) if m in args}
     _callee_writes[key] = (frozenset(written), frozenset(tuples))
     return _callee_writes[key]
 
 
-def _item_of_tuples(fn, name, defs):
-    """The tuples (through copies and unpacking) that array ``name`` is read out of."""
+#: the types that hold arrays a helper can write without being given them as arrays
+CONTAINERS = (types.BaseTuple, types.ListType, types.ClassInstanceType)
+
+
+def _item_of_containers(fn, name, defs):
+    """The containers (through copies and unpacking) that array ``name`` is read out of:
+    an item of a tuple or typed List (or the List iterated), a field of a ``@jitclass``
+    instance."""
+    if isinstance(fn.typeof(name), CONTAINERS):  # ``for a in L``: the List itself
+        return _tuple_sources(name, defs)
     found = defs.get(name, ())
     value = found[0][1].value if len(found) == 1 else None
-    if (isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem")
-            and isinstance(fn.typeof(value.value), types.BaseTuple)):
+    if not isinstance(value, ir.Expr):
+        return set()
+    if value.op in ("getitem", "static_getitem", "getattr") and isinstance(
+            fn.typeof(value.value), CONTAINERS):
         return _tuple_sources(value.value.name, defs)
     return set()
 

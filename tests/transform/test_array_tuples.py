@@ -188,3 +188,53 @@ def test_a_helper_writing_arrays_inside_a_tuple_argument_is_refused_in_reverse_m
     assert tangent == pytest.approx(np.sum(16.0 * x ** 3))
     check_jvp(_steps_a_state_tuple, x)
     check_grad(lambda x: _weighted_state((x, x * x)), x)
+
+
+@jitclass([("rest", numba.float64[:])])
+class _Springs:
+    def __init__(self, rest):
+        self.rest = rest
+
+    def shrink(self, s):
+        for e in range(self.rest.shape[0]):
+            self.rest[e] *= s
+
+
+def _energy_then_shrink(x, springs):
+    y = np.sum(x * x * springs.rest)  # d/dx = 2 x rest, rest as it is here
+    springs.shrink(0.5)
+    return y
+
+
+@numba.njit
+def _scale_each(arrays, s):
+    for a in arrays:
+        a *= s
+
+
+def _energy_then_scale_list(x, arrays):
+    w = arrays[0]
+    y = np.sum(x * x * w)
+    _scale_each(arrays, 3.0)
+    return y
+
+
+def test_a_helper_writing_arrays_of_a_list_or_object_is_refused_in_reverse_mode():
+    """The same through a typed List (``for a in L: a *= s``) and a ``@jitclass`` method
+    (``self.rest[e] *= s``): reverse mode read the arrays back after the helper changed
+    them (a gradient 3 times too large, or half). Refused by name; forward mode is right."""
+    from numba.typed import List
+    x, w = np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, -1.0])
+    with pytest.raises(adjit.UnsupportedError,
+                       match=r"'springs', an object holding arrays, to '_Springs.shrink'"):
+        adjit.grad(_energy_then_shrink)(x, _Springs(w.copy()))
+    assert adjit.jvp(_energy_then_shrink)(x, _Springs(w.copy()), np.ones(3))[1] == (
+        pytest.approx(np.sum(2 * x * w)))
+    arrays = List()
+    arrays.append(w.copy())
+    with pytest.raises(adjit.UnsupportedError, match=r"'arrays', a list of arrays, to '_scale_each'"):
+        adjit.grad(_energy_then_scale_list)(x, arrays)
+    arrays = List()
+    arrays.append(w.copy())
+    assert adjit.jvp(_energy_then_scale_list)(x, arrays, np.ones(3))[1] == (
+        pytest.approx(np.sum(2 * x * w)))

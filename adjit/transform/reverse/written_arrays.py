@@ -70,8 +70,12 @@ class WrittenArrays:
                 shown = (f"'({', '.join(self.user_name(v.name).strip(chr(39)) for v in made.items)})'"
                          if isinstance(made, ir.Expr) and made.op == "build_tuple"
                          else self.user_name(value.args[i].name))
+                typ = self.typeof(value.args[i].name)
+                kind = ("a tuple of arrays" if isinstance(typ, types.BaseTuple) else
+                        "a list of arrays" if isinstance(typ, types.ListType) else
+                        "an object holding arrays")
                 raise self.unsupported(
-                    f"passing {shown}, a tuple of arrays, to "
+                    f"passing {shown}, {kind}, to "
                     f"'{callee}', which writes into its arrays,", stmt.loc,
                     "pass the arrays as separate arguments (step(pos, vel, dt))")
 
@@ -125,6 +129,11 @@ def _element_write_into(stmt, name):
 
 
 def _holds_arrays(typ):
-    """Whether a tuple type holds arrays, at any depth."""
-    return isinstance(typ, types.BaseTuple) and any(
-        isinstance(t, types.Array) or _holds_arrays(t) for t in typ.types)
+    """Whether a tuple, typed List or ``@jitclass`` instance holds arrays, at any depth."""
+    if isinstance(typ, types.BaseTuple):
+        return any(isinstance(t, types.Array) or _holds_arrays(t) for t in typ.types)
+    if isinstance(typ, types.ListType):
+        return isinstance(typ.dtype, types.Array) or _holds_arrays(typ.dtype)
+    if isinstance(typ, types.ClassInstanceType):
+        return any(isinstance(t, types.Array) for t in typ.struct.values())
+    return False

@@ -129,8 +129,10 @@ class GatherReadsToTake:
                     continue
                 else:
                     gather = take_rows if arr.ndim == 2 and index.ndim == 1 else np.take
-                if isinstance(index.dtype, types.Integer) and index.ndim == 1 and (
-                        arr.ndim in (1, 2)):
+                if isinstance(index.dtype, types.Integer) and (
+                        (index.ndim == 1 and arr.ndim in (1, 2))
+                        or (arr.ndim == 1 and index.ndim in (2, 3))):
+                    # u[F] with F a (faces, 3) index array: np.take's shape, F's
                     self.rewrite(fn, block, stmt, index_var, gather)
                 elif isinstance(index.dtype, types.Boolean) and (
                         index.ndim == arr.ndim or gather is not np.take):

@@ -299,3 +299,15 @@ CASES += [
     Case(ndenumerate_weights, (A34.T,)),  # F order: the index still runs in C order
     Case(zip_with_range, (X5, W4), (0, 1)),
 ]
+
+
+FACES = np.array([[0, 1, 2], [0, 2, 3], [1, 3, 4]])
+
+
+def face_gather(u, weights):
+    # a mesh's per-face vertex values read with its (faces, 3) index array
+    uf = u[FACES]
+    return np.sum(weights[0] * (uf[:, 0] - uf[:, 1]) ** 2 + (uf[:, 1] - uf[:, 2]) ** 2)
+
+
+CASES += [Case(face_gather, (X5, np.array([1.5, 0.5])), (0, 1))]

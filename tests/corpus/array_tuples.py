@@ -220,6 +220,19 @@ def forwards_star_arguments_to_an_argument(y0, k):
 
 
 @numba.njit
+def _nearest(P, q, k):
+    # a k-nearest query returning (indices, distances): an integer array beside a float one
+    d = np.sum((P - q) ** 2, axis=1)
+    order = np.argsort(d)[:k]
+    return order, np.sqrt(d[order])
+
+
+def nearest_neighbour_energy(P, q):
+    idx, dist = _nearest(P, q, 3)
+    return np.sum(dist) + np.sum(P[idx, 1] * dist)
+
+
+@numba.njit
 def _bins(centres):
     # bin edges and widths of a grid of centres, returned as a pair of arrays
     n = centres.shape[0]
@@ -290,6 +303,8 @@ CASES = [
     Case(star_arguments, (np.linspace(0.1, 0.9, 3), np.array([1.5, -0.5, 0.7])), (0, 1)),
     Case(integrate_with_parameter_tuple, (np.linspace(0.2, 1.0, 3), 0.7), (0, 1)),
     Case(forwards_star_arguments, (0.5, 0.3), (0, 1)),
+    Case(nearest_neighbour_energy, (np.array([[0.1, 0.3], [1.2, -0.4], [-0.7, 0.9], [0.5, 0.5],
+                                              [2.0, 1.0]]), np.array([0.2, 0.1])), (0, 1)),
     Case(forwards_star_arguments_to_an_argument, (np.array([0.8, -0.2]), 1.7), (0, 1)),
     Case(flux_conserving_resample, (np.array([1.13, 1.36, 1.62, 1.83]), np.linspace(1.0, 2.0, 11),
                                     1.0 + 0.3 * np.sin(np.linspace(3.0, 6.0, 11)),

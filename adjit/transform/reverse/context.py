@@ -120,7 +120,8 @@ class ReverseContext(Shadows):
             return False
         typ = self.typeof(name)
         return (isinstance(typ, types.BaseTuple)
-                and all(is_scalar(t) or is_float_array(t) for t in typ.types)
+                and all(is_scalar(t) or is_float_array(t) or _index_array(t)
+                        for t in typ.types)
                 and any(is_float(t) or is_float_array(t) for t in typ.types))
 
     def array_items(self, name):
@@ -187,3 +188,10 @@ class ReverseContext(Shadows):
         if isinstance(typ, types.Dispatcher):
             return typ.dispatcher
         return None
+
+
+def _index_array(typ):
+    """An integer or boolean array: an item of an active tuple without an adjoint (a
+    k-nearest query's ``(indices, distances)``), as an integer scalar item is."""
+    return isinstance(typ, types.Array) and isinstance(typ.dtype, (types.Integer,
+                                                                   types.Boolean))

@@ -103,7 +103,9 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays):
             if not self.basic_view(value, indexed[1]):
                 raise self.unsupported("indexing an array with an array or mask",
                                        self.defs[self.array_root(name)][0][1].loc,
-                                       "only integers and slices make views of arrays")
+                                       "reverse mode gathers with a 1-D integer index or "
+                                       "a mask (x[idx], rows E[idx]); index one axis at a "
+                                       "time, as V[faces[:, k]]")
             return indexed
         if value.op == "pair_first":
             array, iter_var = self.iterated_array(value, loc)

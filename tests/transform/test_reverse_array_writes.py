@@ -599,3 +599,29 @@ def test_two_columns_of_one_array_passed_to_a_helper_that_writes_one():
         adjit.grad(_drift_one_column_twice)(S0, 0.1)
     with pytest.raises(adjit.UnsupportedError, match=r"'S\[:, 0\]' and 'S\[:, -1\]'"):
         adjit.grad(_drift_first_and_last_columns)(S0, 0.1)
+
+
+@numba.njit
+def _pull_together(pi, pj, c):
+    for k in range(pi.shape[0]):
+        d = c * (pj[k] - pi[k])
+        pi[k] += d
+        pj[k] -= d
+
+
+def _project_edges(x):
+    p = x.reshape(3, 2).copy()
+    edges = np.array([[0, 1], [1, 2]])
+    for e in range(edges.shape[0]):
+        _pull_together(p[edges[e, 0]], p[edges[e, 1]], 0.25)
+    return np.sum(p ** 3)
+
+
+def test_two_rows_a_helper_writes_both_of_are_refused_with_what_to_do():
+    """Rows picked by an index array may be one row; the helper writes both, so copying
+    the read one (the usual hint) does not apply: the message says to write the update
+    in the function."""
+    x = np.linspace(0.1, 0.6, 6)
+    with pytest.raises(adjit.UnsupportedError, match=r"write the update in the function itself"):
+        adjit.grad(_project_edges)(x)
+    check_jvp(_project_edges, x)

@@ -100,7 +100,9 @@ def refuse_aliased_arguments(ctx, stmt, dispatcher):
     while it writes into one of them: its derived reverse assumes separate arrays, and
     reads in it see the writes, so it is refused."""
     expr = stmt.value
-    written = {ctx.array_base(w.name) for w in call_writes(ctx.fn, expr)} - {None}
+    writes = call_writes(ctx.fn, expr)
+    written = {ctx.array_base(w.name) for w in writes} - {None}
+    written_args = {w.name for w in writes}
     seen = {}
     for a in expr.args:
         if not isinstance(ctx.typeof(a.name), types.Array):
@@ -108,10 +110,13 @@ def refuse_aliased_arguments(ctx, stmt, dispatcher):
         base = ctx.array_base(a.name)
         if base in written and base in seen and not distinct_rows(ctx, seen[base], a.name,
                                                                    stmt.loc):
+            both = seen[base] in written_args and a.name in written_args
             raise ctx.unsupported(
                 f"passing {ctx.user_name(seen[base])} and {ctx.user_name(a.name)}, the same "
                 f"array's memory, to '{dispatcher.py_func.__qualname__}', which writes into "
-                "it,", stmt.loc, "pass a copy of the array that is only read")
+                "it,", stmt.loc,
+                "the two may be one row: write the update in the function itself "
+                "(pi = x[i]; pi -= c)" if both else "pass a copy of the array that is only read")
         seen.setdefault(base, a.name)
 
 

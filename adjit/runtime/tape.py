@@ -17,6 +17,7 @@ them into the caller.
 """
 
 import re
+import threading
 
 from llvmlite import ir
 from numba.core import cgutils, errors, types
@@ -239,45 +240,65 @@ def _refuse_misfit(pushed, expected, what):
             "(an adjit bug: the derivative's types disagree with Numba's)")
 
 
+#: the checked forms of ``tape_push`` and ``tape_put``, by (kind, expected type)
 _checked_cache = {}
+#: ``id`` of every checked form, by kind: classification asks of each call
+_checked_ids = {"push": set(), "put": set()}
+
+
+def _checked(kind, expected, typer, **options):
+    """The checked form of ``tape_push`` or ``tape_put`` (``kind``) for records popped as
+    ``expected`` (cached): ``typer(expected)`` is its typing function, which refuses a
+    record that ``expected`` would misread before typing it as the plain intrinsic."""
+    key = (kind, types.unliteral(expected))
+    with _checked_lock:
+        if key not in _checked_cache:
+            checked = typer(key[1])
+            checked.__name__ = checked.__qualname__ = (
+                f"tape_{kind}_" + re.sub(r"\W+", "_", str(key[1])))
+            form = intrinsic(**options)(checked) if options else intrinsic(checked)
+            _checked_cache[key] = form
+            _checked_ids[kind].add(id(form))
+        return _checked_cache[key]
+
+
+_checked_lock = threading.Lock()
+
+
+def _push_typer(expected):
+    def push(typingctx, tape, record):
+        _refuse_misfit(record, expected, "tape_push")
+        return tape_push._defn(typingctx, tape, record)
+    return push
+
+
+def _put_typer(expected):
+    def put(typingctx, slot, offset, value):
+        _refuse_misfit(value, expected, "tape_put")
+        return tape_put._defn(typingctx, slot, offset, value)
+    return put
 
 
 def checked_push(record_type):
     """``tape_push`` for a record the reverse pass pops as ``record_type`` (cached per
     type): typing refuses a record of another type, which would be read back wrongly."""
-    key = ("push", types.unliteral(record_type))
-    if key not in _checked_cache:
-        def push(typingctx, tape, record):
-            _refuse_misfit(record, key[1], "tape_push")
-            return tape_push._defn(typingctx, tape, record)
-        push.__name__ = push.__qualname__ = "tape_push_" + re.sub(r"\W+", "_", str(key[1]))
-        _checked_cache.setdefault(key, intrinsic(push))
-    return _checked_cache[key]
+    return _checked("push", record_type, _push_typer)
 
 
 def checked_put(item_type):
     """``tape_put`` of an item the reverse pass pops as ``item_type`` (see
     ``checked_push``)."""
-    key = ("put", types.unliteral(item_type))
-    if key not in _checked_cache:
-        def put(typingctx, slot, offset, value):
-            _refuse_misfit(value, key[1], "tape_put")
-            return tape_put._defn(typingctx, slot, offset, value)
-        put.__name__ = put.__qualname__ = "tape_put_" + re.sub(r"\W+", "_", str(key[1]))
-        _checked_cache.setdefault(key, intrinsic(prefer_literal=True)(put))
-    return _checked_cache[key]
+    return _checked("put", item_type, _put_typer, prefer_literal=True)
 
 
 def is_push(key):
     """Whether ``key`` is ``tape_push`` or one of its checked forms."""
-    return key is tape_push or any(key is f for (kind, _), f in _checked_cache.items()
-                                   if kind == "push")
+    return key is tape_push or id(key) in _checked_ids["push"]
 
 
 def is_put(key):
     """Whether ``key`` is ``tape_put`` or one of its checked forms."""
-    return key is tape_put or any(key is f for (kind, _), f in _checked_cache.items()
-                                  if kind == "put")
+    return key is tape_put or id(key) in _checked_ids["put"]
 
 
 @intrinsic(prefer_literal=True)

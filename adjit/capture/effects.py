@@ -124,7 +124,7 @@ def callee_writes(dispatcher, argtypes, _active=()):
     return _write_effects(dispatcher, argtypes, _active)[0]
 
 
-def callee_tuple_writes(dispatcher, argtypes):
+def callee_container_writes(dispatcher, argtypes):
     """Indices of the tuple (or typed List, or ``@jitclass`` instance) arguments an
     ``@njit`` function may write an array item of (``t[0][i] = v``, ``pos, vel = state;
     pos += dt * vel``, ``for a in L: a *= s``, ``self.rest[e] *= s``), itself or through
@@ -133,8 +133,8 @@ def callee_tuple_writes(dispatcher, argtypes):
 
 
 def _write_effects(dispatcher, argtypes, _active):
-    """``(array argument indices, tuple argument indices)`` written (cached; see
-    ``callee_writes`` and ``callee_tuple_writes``)."""
+    """``(array argument indices, container argument indices)`` written (cached; see
+    ``callee_writes`` and ``callee_container_writes``)."""
     key = (py_function_of(dispatcher), tuple(argtypes))
     if key in _callee_writes:
         return _callee_writes[key]
@@ -145,7 +145,7 @@ def _write_effects(dispatcher, argtypes, _active):
     defs = defining_stmts(fn.func_ir.blocks)
     args = {s.target.name: s.value.index for b in fn.func_ir.blocks.values()
             for s in b.body if isinstance(s, ir.Assign) and isinstance(s.value, ir.Arg)}
-    written, tuples = set(), set()
+    written, containers = set(), set()
     for block in fn.func_ir.blocks.values():
         for stmt in block.body:
             value = getattr(stmt, "value", None)
@@ -158,16 +158,16 @@ def _write_effects(dispatcher, argtypes, _active):
                     # ``func(u, *args)``: the callee's parameters do not line up with
                     # the call's arguments; assume it writes every array it is given
                     targets = [a for a in value.args if isinstance(fn.typeof(a), types.Array)]
-                    tuples |= {args[n] for n in _tuple_sources(value.vararg.name, defs)
+                    containers |= {args[n] for n in _container_sources(value.vararg.name, defs)
                                if n in args}
                 elif isinstance(fn.typeof(value.func), types.Dispatcher):
                     sig = fn.calltypes[value].args
-                    inner, inner_tuples = _write_effects(
+                    inner, inner_containers = _write_effects(
                         fn.typeof(value.func).dispatcher,
                         tuple(types.unliteral(t) for t in sig), _active + (key,))
                     targets = [value.args[i] for i in inner]
-                    for i in inner_tuples:
-                        tuples |= {args[n] for n in _tuple_sources(value.args[i].name, defs)
+                    for i in inner_containers:
+                        containers |= {args[n] for n in _container_sources(value.args[i].name, defs)
                                    if n in args}
                 else:
                     targets = call_writes(fn, value)
@@ -177,8 +177,8 @@ def _write_effects(dispatcher, argtypes, _active):
                 aliases = _aliases(fn, t.name, defs)
                 written |= {args[n] for n in aliases if n in args}
                 for n in aliases:
-                    tuples |= {args[m] for m in _item_of_containers(fn, n, defs) if m in args}
-    _callee_writes[key] = (frozenset(written), frozenset(tuples))
+                    containers |= {args[m] for m in _item_of_containers(fn, n, defs) if m in args}
+    _callee_writes[key] = (frozenset(written), frozenset(containers))
     return _callee_writes[key]
 
 
@@ -191,18 +191,18 @@ def _item_of_containers(fn, name, defs):
     an item of a tuple or typed List (or the List iterated), a field of a ``@jitclass``
     instance."""
     if isinstance(fn.typeof(name), CONTAINERS):  # ``for a in L``: the List itself
-        return _tuple_sources(name, defs)
+        return _container_sources(name, defs)
     found = defs.get(name, ())
     value = found[0][1].value if len(found) == 1 else None
     if not isinstance(value, ir.Expr):
         return set()
     if value.op in ("getitem", "static_getitem", "getattr") and isinstance(
             fn.typeof(value.value), CONTAINERS):
-        return _tuple_sources(value.value.name, defs)
+        return _container_sources(value.value.name, defs)
     return set()
 
 
-def _tuple_sources(name, defs):
+def _container_sources(name, defs):
     """``name`` and what it copies or unpacks (``exhaust_iter``), transitively."""
     seen, todo = set(), [name]
     while todo:

@@ -443,7 +443,7 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays):
                                                                types.Array):
                     mutated.add(self.array_base(value.lhs.name))
                 elif value.op == "call":
-                    self.check_tuple_writes(stmt)
+                    self.check_container_writes(stmt)
                     for arr in self.arrays_a_call_may_write(stmt):
                         mutated.add(self.array_base(arr.name))
                     if self.derives_call(stmt):  # its reverse restores its writes

@@ -4,7 +4,7 @@ returns, into undifferentiated arguments, and through a name that is one array o
 path and another on the other."""
 from numba.core import ir, types
 
-from ...capture.effects import callee_tuple_writes, returned_view_of_call
+from ...capture.effects import callee_container_writes, returned_view_of_call
 from ...rules.classify import call_name
 
 
@@ -44,7 +44,7 @@ class WrittenArrays:
                                    "not differentiated", stmt.loc,
                                    "add it to argnums, or write into a new array")
 
-    def check_tuple_writes(self, stmt):
+    def check_container_writes(self, stmt):
         """A call of an ``@njit`` helper that writes array items of a tuple argument
         (``step((pos, vel), dt)`` updating both in place): reverse mode would neither see
         the writes nor restore the arrays (a gradient that ignored the helper once, and
@@ -59,17 +59,14 @@ class WrittenArrays:
         if not holding:
             return
         try:
-            written = callee_tuple_writes(ftype.dispatcher,
+            written = callee_container_writes(ftype.dispatcher,
                                           tuple(types.unliteral(t) for t in sig.args))
         except Exception:  # cannot analyse the callee: assume the worst
             written = holding
         for i in holding:
             if i in written or value.vararg is not None:
                 callee = ftype.dispatcher.py_func.__qualname__
-                made = self.definition(value.args[i].name)
-                shown = (f"'({', '.join(self.user_name(v.name).strip(chr(39)) for v in made.items)})'"
-                         if isinstance(made, ir.Expr) and made.op == "build_tuple"
-                         else self.user_name(value.args[i].name))
+                shown = self._container_name(value.args[i].name)
                 typ = self.typeof(value.args[i].name)
                 kind = ("a tuple of arrays" if isinstance(typ, types.BaseTuple) else
                         "a list of arrays" if isinstance(typ, types.ListType) else
@@ -78,6 +75,15 @@ class WrittenArrays:
                     f"passing {shown}, {kind}, to "
                     f"'{callee}', which writes into its arrays,", stmt.loc,
                     "pass the arrays as separate arguments (step(pos, vel, dt))")
+
+    def _container_name(self, name):
+        """How the user wrote a container argument: ``'(pos, vel)'`` for a tuple built
+        in the call, else its ``user_name``."""
+        made = self.definition(name)
+        if not (isinstance(made, ir.Expr) and made.op == "build_tuple"):
+            return self.user_name(name)
+        items = (self.user_name(v.name).strip("'") for v in made.items)
+        return f"'({', '.join(items)})'"
 
     def check_merged_write(self, stmt):
         """An element write through a variable that merges an array with another one on

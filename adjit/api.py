@@ -5,109 +5,32 @@ runs from Python and inside ``@njit`` code, is compiled once per signature, and 
 is an int (one gradient) or a tuple of ints (a tuple); gradients have their argument's
 type and shape."""
 import inspect
-import operator
 import threading
 
 import numba
 import numpy as np
 from numba.core import ir, types
 
+from .arguments import (
+    TANGENT_SHAPE, check_cotangent, check_differentiable, check_named_parameters,
+    check_scalar_output, check_shape, check_tangents, entry_block, omitted_default,
+    needs_contiguous, normalise_argnums, parameter_counts, refuse_float_tuples,
+    refuse_reverse_over_reverse, tangent_in_primal_type, trailing_defaults)
 from .capture.freshness import StalenessCheck, ensure_current
 from .capture.typed_ir import capture, py_function_of
 from .compile.caches import OwnedCache
 from .compile.dispatcher import generated_dispatcher, refreshed_jit, set_rebuilder
 from .errors import ArgumentError
-from .ir.builder import Emitter, raise_unless
 from .ir.inlining import splice
 from .runtime import tape_acquire
 from .compile.hessian_columns import hessian_columns
 from .capture.effects import callee_writes
-from .ir.value_types import is_differentiable, is_float, is_float_array
+from .ir.value_types import is_differentiable, is_float_array
 from .rules.arrays import zeros_shadow
 from .transform.reverse.program import derive
 
 _transforms = OwnedCache("transform")  # dies with the function (compile/caches.py)
 _lock = threading.Lock()
-
-
-def _entry_block(py_func):
-    """The single block of a top-level transform's IR, located at ``py_func``'s ``def``
-    line, and an emitter appending to it."""
-    loc = ir.Loc(inspect.getsourcefile(py_func) or "<adjit>", py_func.__code__.co_firstlineno)
-    scope = ir.Scope(None, loc)
-    block = ir.Block(scope, loc)
-    return block, Emitter(block, scope, loc)
-
-
-def _default(e, value):
-    """An omitted argument's default, typed as the derivative passes were built for it
-    (not as a literal): the transform holds those passes inline."""
-    return e.assign(ir.Const(value, e.loc, use_literal_type=False), hint="default")
-
-
-def _check_named_parameters(py_func, kind):
-    """Transforms need named parameters: a ``*args`` function (``jvp(f)`` itself among
-    them, whose tangent count depends on the argument types) is refused with what to do."""
-    if py_func.__code__.co_flags & inspect.CO_VARARGS:
-        raise ArgumentError(
-            f"adjit.{kind}({py_func.__qualname__}): the function takes *args; transforms "
-            "need named parameters. To nest jvp, wrap the inner one in a function of named "
-            "arguments: def df(x): return adjit.jvp(f)(x, 1.0)[1], then adjit.jvp(df)")
-
-
-def _refuse_reverse_over_reverse(func, kind):
-    """``grad(grad(f))``, ``hvp(grad(f))``: refused with what works, not inside generated code."""
-    spec = getattr(func, "adjit_spec", None)
-    if spec is not None and spec[0] != "jvp":
-        inner = f"adjit.{spec[0]}({py_function_of(spec[1]).__qualname__})"
-        raise ArgumentError(f"adjit.{kind}({inner}): reverse mode over reverse mode is not "
-                            "supported. For second derivatives use adjit.hvp(f), "
-                            f"adjit.hessian(f) or adjit.jvp({inner}) (forward over reverse)")
-
-
-def _normalise_argnums(argnums, nparams, fname):
-    """Validate ``argnums`` against the signature; return (tuple, was_int)."""
-    single = isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool)
-    nums = (int(argnums),) if single else argnums
-    if not isinstance(nums, tuple) or not nums or not all(
-            isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in nums):
-        raise ArgumentError(f"argnums must be an int or a non-empty tuple of ints, "
-                            f"got {argnums!r} for {fname}")
-    out = []
-    for a in nums:
-        if not -nparams <= a < nparams:
-            raise ArgumentError(f"argnums={argnums!r} is out of range for {fname}, which "
-                                f"takes {nparams} arguments")
-        out.append(int(a) % nparams)
-    if len(set(out)) != len(out):
-        raise ArgumentError(f"argnums={argnums!r} repeats an argument of {fname}")
-    return tuple(out), single
-
-
-def _check_differentiable(fname, names, argtypes, argnums):
-    """An int/bool argument in argnums is a user error: say which one."""
-    for i in argnums:
-        if not is_differentiable(argtypes[i]):
-            raise ArgumentError(
-                f"argnums includes argument {i} ('{names[i]}') of {fname}, which has type "
-                f"{argtypes[i]}; only float scalars and float arrays are differentiable")
-
-
-def _refuse_float_tuples(fname, names, argtypes):
-    """vjp gives 0 for arguments that carry no derivative (ints, bools); for a tuple of
-    floats that would be a wrong cotangent, so it is refused, as grad refuses it."""
-    for i, t in enumerate(argtypes):
-        if isinstance(t, types.BaseTuple) and any(map(is_differentiable, t)):
-            raise ArgumentError(
-                f"vjp({fname}): argument {i} ('{names[i]}') is a tuple holding floats "
-                f"({t}); adjit gives cotangents of float scalars and float arrays only: "
-                "pass its items as separate arguments")
-
-
-def _check_scalar_output(fname, typed):
-    if not is_float(typed.return_type):
-        raise ArgumentError(f"grad requires {fname} to return a float scalar; it returns "
-                            f"{typed.return_type}. Use adjit.vjp for other outputs.")
 
 
 class _Wrapper:
@@ -144,12 +67,12 @@ class _Wrapper:
         if self.star_args:
             flat = tuple(types.unliteral(t) for t in argtypes[0].types)  # the *args tuple
             given = len(flat) - 1
-            required, _ = _parameter_counts(self.py_func)
+            required, _ = parameter_counts(self.py_func)
             if not required <= given <= n:
                 raise ArgumentError(
                     f"vjp({self.fname}) takes the arguments ({', '.join(self.names)}; "
                     f"trailing defaults may be omitted) and then ybar; got {len(flat)} values")
-            values, primal_types = _trailing_defaults(self.py_func, flat[:given], given)
+            values, primal_types = trailing_defaults(self.py_func, flat[:given], given)
             return given, dict(enumerate(values, given)), primal_types, flat[given]
         # omitted arguments with defaults (grad and value_and_grad) take their default
         defaults = {i: t.value for i, t in enumerate(argtypes[:n]) if isinstance(t, types.Omitted)}
@@ -169,13 +92,13 @@ class _Wrapper:
         """Refuse a cotangent without the output's structure, dtype or shape; returns the
         emitter that goes on."""
         ytype = capture(self.func, primal_types).return_type
-        for path in _check_cotangent(self.fname, ytype, btype):
+        for path in check_cotangent(self.fname, ytype, btype):
             yk, bk = y, ybar
             for k in path:
                 yk, bk = e.item(yk, k), e.item(bk, k)
             where = "ybar" + "".join(f"[{k}]" for k in path)
             message = f"vjp({self.fname}): {where} must have the shape of the output"
-            e = _check_shape(blocks, e, yk, bk, message)
+            e = check_shape(blocks, e, yk, bk, message)
         return e
 
     def build(self, argtypes):
@@ -184,19 +107,19 @@ class _Wrapper:
         given, defaults, primal_types, ybar_type = self._arguments(argtypes)
         if self.kind == "vjp":
             active = tuple(i for i, t in enumerate(primal_types) if is_differentiable(t))
-            _refuse_float_tuples(self.fname, self.names, primal_types)
+            refuse_float_tuples(self.fname, self.names, primal_types)
         else:
-            _check_differentiable(self.fname, self.names, primal_types, self.argnums)
-            _check_scalar_output(self.fname, capture(self.func, primal_types))
+            check_differentiable(self.fname, self.names, primal_types, self.argnums)
+            check_scalar_output(self.fname, capture(self.func, primal_types))
             active = self.argnums
         program = derive(self.func, primal_types, active)
-        block, e = _entry_block(self.py_func)
+        block, e = entry_block(self.py_func)
         blocks = {0: block}
         args = self._stub_arguments(e, given)
         if self.star_args:  # ybar after the function's arguments, defaults included
             args[given:given] = [None] * (n - given)
         for i, value in defaults.items():
-            args[i] = _default(e, value)
+            args[i] = omitted_default(e, value)
         tape = e.call(tape_acquire, [], hint="tape")
         # the passes run inline; the transform's entry sets the tape back on an exception
         # (compile/unwinding.py)
@@ -283,11 +206,11 @@ def _transform(func, argnums, kind, cache=False):
     """The cached dispatcher of one transform of ``func``."""
     if not callable(func):
         raise ArgumentError(f"adjit.{kind} expects a function, got {func!r}")
-    _refuse_reverse_over_reverse(func, kind)
+    refuse_reverse_over_reverse(func, kind)
     py_func = py_function_of(func)
-    _check_named_parameters(py_func, kind)
+    check_named_parameters(py_func, kind)
     nparams = len(inspect.signature(py_func).parameters)
-    nums, single = _normalise_argnums(argnums, nparams, py_func.__qualname__)
+    nums, single = normalise_argnums(argnums, nparams, py_func.__qualname__)
     ensure_current(func)
     key = (py_func, nums, single, kind)
     with _lock:
@@ -346,25 +269,25 @@ class _JVPWrapper:
         n = self.primal_count(flat)
         given_types, tangent_types = flat[:n], flat[n:]
         active = tuple(i for i, t in enumerate(given_types) if is_differentiable(t))
-        _check_tangents(self.fname, self.names, given_types, active, tangent_types)
-        defaults, primal_types = _trailing_defaults(self.py_func, given_types, n)
+        check_tangents(self.fname, self.names, given_types, active, tangent_types)
+        defaults, primal_types = trailing_defaults(self.py_func, given_types, n)
         program = derive_jvp(self.func, primal_types, active)
-        block, e = _entry_block(self.py_func)
+        block, e = entry_block(self.py_func)
         blocks = {0: block}
         packed = e.assign(ir.Arg("args", 0, e.loc), target="args")
         args = [e.item(packed, k, hint="a") for k in range(len(flat))]
         written = callee_writes(self.func, primal_types)
         for j, i in enumerate(active):
-            args[n + j] = _tangent_in_primal_type(e, args[n + j], tangent_types[j], args[i],
+            args[n + j] = tangent_in_primal_type(e, args[n + j], tangent_types[j], args[i],
                                                   primal_types[i])
             if is_float_array(primal_types[i]):
-                e = _check_shape(blocks, e, args[i], args[n + j],
-                                 _TANGENT_SHAPE.format(self.names[i]))
+                e = check_shape(blocks, e, args[i], args[n + j],
+                                 TANGENT_SHAPE.format(self.names[i]))
             if i in written:  # its tangent is updated in place: not the caller's array
                 args[n + j] = e.call(np.copy, [args[n + j]], hint="tangent")
-            elif _needs_contiguous(primal_types[i], tangent_types[j]):
+            elif needs_contiguous(primal_types[i], tangent_types[j]):
                 args[n + j] = e.call(np.ascontiguousarray, [args[n + j]], hint="tangent")
-        args[n:n] = [_default(e, d) for d in defaults]
+        args[n:n] = [omitted_default(e, d) for d in defaults]
         dual, e = splice(blocks, e, program.blocks(), args, "jvp")
         e.ret(dual)
         return blocks
@@ -374,105 +297,10 @@ class _JVPWrapper:
         trailing parameters with defaults are omitted (``jvp(f)(x, y, dx, dy)`` for
         ``def f(x, y, scale=1.0)``). The split is unique: k arguments and one tangent per
         float among them grow together."""
-        required, nparams = _parameter_counts(self.py_func)
+        required, nparams = parameter_counts(self.py_func)
         fits = [k for k in range(required, nparams + 1)
                 if k + sum(map(is_differentiable, flat[:k])) == len(flat)]
         return fits[0] if fits else nparams
-
-
-def _parameter_counts(py_func):
-    """``(required, all)``: how many parameters have no default, and how many there are."""
-    params = inspect.signature(py_func).parameters.values()
-    return sum(p.default is inspect.Parameter.empty for p in params), len(params)
-
-
-def _trailing_defaults(py_func, given_types, n):
-    """The defaults of the parameters after the first ``n`` (omitted trailing arguments,
-    which become constants without tangents), and ``given_types`` with their types
-    appended: the primal types."""
-    params = list(inspect.signature(py_func).parameters.values())
-    defaults = [p.default for p in params][n:]
-    return defaults, tuple(given_types) + tuple(types.unliteral(numba.typeof(d))
-                                                for d in defaults)
-
-
-def _needs_contiguous(primal_type, tangent_type):
-    """A C-contiguous argument given a tangent of another layout: the tangent is copied
-    to C order, so that views the primal takes of its memory (``x.ravel()`` is
-    ``np.reshape``) are views of the tangent too, with the same types."""
-    return (isinstance(primal_type, types.Array) and isinstance(tangent_type, types.Array)
-            and primal_type.layout == "C" and tangent_type.layout != "C")
-
-
-def _check_tangents(fname, names, primal_types, active, tangent_types):
-    """One tangent per float/array argument, of the argument's type: else say which."""
-    if len(tangent_types) != len(active):
-        raise ArgumentError(
-            f"jvp({fname}) takes one tangent per float or float-array argument "
-            f"({', '.join(names[i] for i in active) or 'none'}): expected {len(active)} "
-            f"tangents, got {len(tangent_types)}")
-    for i, t in zip(active, tangent_types):
-        p = primal_types[i]
-        ok = (is_float(p) and isinstance(t, (types.Float, types.Integer))) or (
-            is_float_array(p) and isinstance(t, types.Array) and t.ndim == p.ndim
-            and isinstance(t.dtype, types.Float))
-        if not ok:
-            raise ArgumentError(f"jvp({fname}): the tangent of '{names[i]}' must match its "
-                                f"type {p}; got {t}")
-
-
-def _tangent_in_primal_type(e, tangent, tangent_type, primal, primal_type):
-    """A tangent of another number type than its argument (a Python float for a float32,
-    a float64 array for a float32 one) converted to the argument's type, as JAX requires
-    them to match: a typed ``@vectorize`` ufunc would otherwise pick its float64 loop for
-    the tangent and its float32 loop for the value (a wrong hvp)."""
-    dtype = getattr(tangent_type, "dtype", tangent_type)
-    if dtype == getattr(primal_type, "dtype", primal_type):
-        return tangent
-    from .transform.forward_tape import record_form
-    return e.call(record_form, [tangent, primal], hint="tangent")
-
-
-def _check_shape(blocks, e, x, dx, message):
-    """Emit: raise ArgumentError unless ``dx`` (a tangent or cotangent) has the shape of
-    ``x``; the message names the argument and both shapes. Returns the emitter that goes
-    on. Inline in the transform (a function per message cost a compile each), with one
-    constant string: building it in compiled code would compile Numba's unicode machinery
-    into every transform with an array tangent."""
-    shape = e.assign(ir.Expr.getattr(x, "shape", e.loc), hint="shape")
-    given = e.assign(ir.Expr.getattr(dx, "shape", e.loc), hint="shape")
-    same = e.binop(operator.eq, shape, given, hint="same")
-    return raise_unless(blocks, e, same, ArgumentError,
-                        (message + ": expected shape", shape, "but got", given))
-
-
-_TANGENT_SHAPE = "jvp: the tangent of '{0}' must have the shape of '{0}'"
-
-
-def _check_cotangent(fname, ytype, btype, where="ybar"):
-    """``vjp``'s cotangent must have the output's structure: a number for a float, a
-    float array of the same rank for an array, a tuple of as many for a tuple. Returns
-    the paths (tuples of indices) of the array parts, whose shapes are checked at run
-    time."""
-    def fail(expected):
-        raise ArgumentError(f"vjp({fname}): {where} must be {expected} like the output "
-                            f"({ytype}); got {btype}")
-    ytype, btype = types.unliteral(ytype), types.unliteral(btype)
-    if isinstance(ytype, types.BaseTuple):
-        if not (isinstance(btype, types.BaseTuple) and len(btype) == len(ytype)):
-            fail(f"a tuple of {len(ytype)}")
-        return [(k,) + path for k, (y, b) in enumerate(zip(ytype, btype))
-                for path in _check_cotangent(fname, y, b, f"{where}[{k}]")]
-    if isinstance(ytype, types.Array):
-        if not (isinstance(btype, types.Array) and btype.ndim == ytype.ndim
-                and isinstance(btype.dtype, types.Float)):
-            fail(f"a {ytype.ndim}-D float array")
-        return [()]
-    if isinstance(ytype, (types.Float, types.Integer, types.Boolean)):
-        if not isinstance(btype, (types.Float, types.Integer)):
-            fail("a number")
-        return []
-    raise ArgumentError(f"vjp({fname}): the output type {ytype} has no cotangent")
 
 
 def jvp(func, cache=False):
@@ -482,7 +310,7 @@ def jvp(func, cache=False):
     if not callable(func):
         raise ArgumentError(f"adjit.jvp expects a function, got {func!r}")
     py_func = py_function_of(func)
-    _check_named_parameters(py_func, "jvp")
+    check_named_parameters(py_func, "jvp")
     ensure_current(func)
     key = (py_func, (), False, "jvp")
     with _lock:
@@ -506,11 +334,11 @@ def hvp(func, argnums=0, cache=False):
     arguments held fixed), i.e. ``jvp(grad(f, (i, j)))``'s tangent, as in JAX."""
     if not callable(func):
         raise ArgumentError(f"adjit.hvp expects a function, got {func!r}")
-    _refuse_reverse_over_reverse(func, "hvp")
+    refuse_reverse_over_reverse(func, "hvp")
     py_func = py_function_of(func)
-    _check_named_parameters(py_func, "hvp")
+    check_named_parameters(py_func, "hvp")
     nparams = len(inspect.signature(py_func).parameters)
-    nums, single = _normalise_argnums(argnums, nparams, py_func.__qualname__)
+    nums, single = normalise_argnums(argnums, nparams, py_func.__qualname__)
     ensure_current(func)
     key = (py_func, nums, single, "hvp")
     with _lock:
@@ -541,34 +369,34 @@ class _HVPWrapper:
         fname = py_func.__qualname__
         flat = tuple(types.unliteral(t) for t in argtypes[0].types)  # the *args tuple
         n = len(flat) - len(self.argnums)
-        required, nparams = _parameter_counts(py_func)
+        required, nparams = parameter_counts(py_func)
         if not required <= n <= nparams or max(self.argnums) >= n:
             raise ArgumentError(
                 f"hvp({fname}) takes the arguments ({', '.join(self.names)}; trailing "
                 f"defaults may be omitted) and then one tangent per argnums entry "
                 f"({len(self.argnums)}); got {len(flat)} values")
-        defaults, primal_types = _trailing_defaults(py_func, flat[:n], n)
-        _check_differentiable(fname, self.names, primal_types, self.argnums)
-        _check_tangents(fname, self.names, primal_types, self.argnums, flat[n:])
+        defaults, primal_types = trailing_defaults(py_func, flat[:n], n)
+        check_differentiable(fname, self.names, primal_types, self.argnums)
+        check_tangents(fname, self.names, primal_types, self.argnums, flat[n:])
         g = grad(self.func, self.argnums[0] if self.single else self.argnums)
         # the others are held fixed: no tangents (a float in a typed Dict needs none)
         active = tuple(sorted(set(self.argnums)))
         program = derive_jvp(g, primal_types, active)
-        block, e = _entry_block(py_func)
+        block, e = entry_block(py_func)
         blocks = {0: block}
         packed = e.assign(ir.Arg("args", 0, e.loc), target="args")
         values = [e.item(packed, k, hint="a") for k in range(len(flat))]
-        args = values[:n] + [_default(e, d) for d in defaults]
-        given = {i: _tangent_in_primal_type(e, values[n + k], flat[n + k], args[i],
+        args = values[:n] + [omitted_default(e, d) for d in defaults]
+        given = {i: tangent_in_primal_type(e, values[n + k], flat[n + k], args[i],
                                             primal_types[i])
                  for k, i in enumerate(self.argnums)}
         for k, i in enumerate(self.argnums):
-            if _needs_contiguous(primal_types[i], flat[n + k]):
+            if needs_contiguous(primal_types[i], flat[n + k]):
                 given[i] = e.call(np.ascontiguousarray, [given[i]], hint="tangent")
         tangents = [given[i] for i in active]
         for i, v in given.items():
             if is_float_array(primal_types[i]):
-                e = _check_shape(blocks, e, args[i], v, _TANGENT_SHAPE.format(self.names[i]))
+                e = check_shape(blocks, e, args[i], v, TANGENT_SHAPE.format(self.names[i]))
         dual = e.call(program.dispatcher, args + tangents, hint="dual")
         e.ret(e.item(dual, 1))
         return blocks
@@ -582,10 +410,10 @@ def hessian(func, cache=False):
     small column loop around it is compiled in each process)."""
     if not callable(func):
         raise ArgumentError(f"adjit.hessian expects a function, got {func!r}")
-    _refuse_reverse_over_reverse(func, "hessian")
+    refuse_reverse_over_reverse(func, "hessian")
     py_func = py_function_of(func)
-    _check_named_parameters(py_func, "hessian")
-    required, nparams = _parameter_counts(py_func)
+    check_named_parameters(py_func, "hessian")
+    required, nparams = parameter_counts(py_func)
     if required != 1:  # the others, with defaults, keep them (hvp omits them too)
         raise ArgumentError(
             f"adjit.hessian({py_func.__qualname__}): hessian takes a function of one float "
@@ -610,7 +438,7 @@ def hessian(func, cache=False):
 def _jvp_primal_count(func, argtypes):
     """How many of ``argtypes`` are ``func``'s arguments when they may be followed by one
     tangent per float argument; an ``ArgumentError`` when no split fits."""
-    required, nparams = _parameter_counts(py_function_of(func))
+    required, nparams = parameter_counts(py_function_of(func))
     if required <= len(argtypes) <= nparams:
         return len(argtypes)
     fits = [k for k in range(required, nparams + 1)
@@ -647,7 +475,7 @@ def show(func, *args, argnums=None, file=None):
     if argnums is None:
         active = tuple(i for i, t in enumerate(argtypes) if is_differentiable(t))
     else:
-        active, _ = _normalise_argnums(argnums, len(argtypes), py_function_of(func).__qualname__)
+        active, _ = normalise_argnums(argnums, len(argtypes), py_function_of(func).__qualname__)
     program = (derive_jvp(func, argtypes, active) if kind == "jvp"
                else derive(func, argtypes, active))
     text = program.show()

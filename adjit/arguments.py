@@ -1,0 +1,191 @@
+"""How a transform's stub binds and checks its arguments: ``argnums``, omitted
+defaults, tangents and cotangents against their arguments' types and shapes, and the
+refusals of what transforms do not take. ``api.py``'s wrappers build their stubs'
+IR with these."""
+import inspect
+import operator
+
+import numba
+import numpy as np
+from numba.core import ir, types
+
+from .capture.typed_ir import py_function_of
+from .errors import ArgumentError
+from .ir.builder import Emitter, raise_unless
+from .ir.value_types import is_differentiable, is_float, is_float_array
+
+
+def entry_block(py_func):
+    """The single block of a top-level transform's IR, located at ``py_func``'s ``def``
+    line, and an emitter appending to it."""
+    loc = ir.Loc(inspect.getsourcefile(py_func) or "<adjit>", py_func.__code__.co_firstlineno)
+    scope = ir.Scope(None, loc)
+    block = ir.Block(scope, loc)
+    return block, Emitter(block, scope, loc)
+
+
+def omitted_default(e, value):
+    """An omitted argument's default, typed as the derivative passes were built for it
+    (not as a literal): the transform holds those passes inline."""
+    return e.assign(ir.Const(value, e.loc, use_literal_type=False), hint="default")
+
+
+def check_named_parameters(py_func, kind):
+    """Transforms need named parameters: a ``*args`` function (``jvp(f)`` itself among
+    them, whose tangent count depends on the argument types) is refused with what to do."""
+    if py_func.__code__.co_flags & inspect.CO_VARARGS:
+        raise ArgumentError(
+            f"adjit.{kind}({py_func.__qualname__}): the function takes *args; transforms "
+            "need named parameters. To nest jvp, wrap the inner one in a function of named "
+            "arguments: def df(x): return adjit.jvp(f)(x, 1.0)[1], then adjit.jvp(df)")
+
+
+def refuse_reverse_over_reverse(func, kind):
+    """``grad(grad(f))``, ``hvp(grad(f))``: refused with what works, not inside generated code."""
+    spec = getattr(func, "adjit_spec", None)
+    if spec is not None and spec[0] != "jvp":
+        inner = f"adjit.{spec[0]}({py_function_of(spec[1]).__qualname__})"
+        raise ArgumentError(f"adjit.{kind}({inner}): reverse mode over reverse mode is not "
+                            "supported. For second derivatives use adjit.hvp(f), "
+                            f"adjit.hessian(f) or adjit.jvp({inner}) (forward over reverse)")
+
+
+def normalise_argnums(argnums, nparams, fname):
+    """Validate ``argnums`` against the signature; return (tuple, was_int)."""
+    single = isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool)
+    nums = (int(argnums),) if single else argnums
+    if not isinstance(nums, tuple) or not nums or not all(
+            isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in nums):
+        raise ArgumentError(f"argnums must be an int or a non-empty tuple of ints, "
+                            f"got {argnums!r} for {fname}")
+    out = []
+    for a in nums:
+        if not -nparams <= a < nparams:
+            raise ArgumentError(f"argnums={argnums!r} is out of range for {fname}, which "
+                                f"takes {nparams} arguments")
+        out.append(int(a) % nparams)
+    if len(set(out)) != len(out):
+        raise ArgumentError(f"argnums={argnums!r} repeats an argument of {fname}")
+    return tuple(out), single
+
+
+def check_differentiable(fname, names, argtypes, argnums):
+    """An int/bool argument in argnums is a user error: say which one."""
+    for i in argnums:
+        if not is_differentiable(argtypes[i]):
+            raise ArgumentError(
+                f"argnums includes argument {i} ('{names[i]}') of {fname}, which has type "
+                f"{argtypes[i]}; only float scalars and float arrays are differentiable")
+
+
+def refuse_float_tuples(fname, names, argtypes):
+    """vjp gives 0 for arguments that carry no derivative (ints, bools); for a tuple of
+    floats that would be a wrong cotangent, so it is refused, as grad refuses it."""
+    for i, t in enumerate(argtypes):
+        if isinstance(t, types.BaseTuple) and any(map(is_differentiable, t)):
+            raise ArgumentError(
+                f"vjp({fname}): argument {i} ('{names[i]}') is a tuple holding floats "
+                f"({t}); adjit gives cotangents of float scalars and float arrays only: "
+                "pass its items as separate arguments")
+
+
+def check_scalar_output(fname, typed):
+    """``grad`` differentiates a float result: another output is refused with what to use."""
+    if not is_float(typed.return_type):
+        raise ArgumentError(f"grad requires {fname} to return a float scalar; it returns "
+                            f"{typed.return_type}. Use adjit.vjp for other outputs.")
+
+
+def parameter_counts(py_func):
+    """``(required, all)``: how many parameters have no default, and how many there are."""
+    params = inspect.signature(py_func).parameters.values()
+    return sum(p.default is inspect.Parameter.empty for p in params), len(params)
+
+
+def trailing_defaults(py_func, given_types, n):
+    """The defaults of the parameters after the first ``n`` (omitted trailing arguments,
+    which become constants without tangents), and ``given_types`` with their types
+    appended: the primal types."""
+    params = list(inspect.signature(py_func).parameters.values())
+    defaults = [p.default for p in params][n:]
+    return defaults, tuple(given_types) + tuple(types.unliteral(numba.typeof(d))
+                                                for d in defaults)
+
+
+def needs_contiguous(primal_type, tangent_type):
+    """A C-contiguous argument given a tangent of another layout: the tangent is copied
+    to C order, so that views the primal takes of its memory (``x.ravel()`` is
+    ``np.reshape``) are views of the tangent too, with the same types."""
+    return (isinstance(primal_type, types.Array) and isinstance(tangent_type, types.Array)
+            and primal_type.layout == "C" and tangent_type.layout != "C")
+
+
+def check_tangents(fname, names, primal_types, active, tangent_types):
+    """One tangent per float/array argument, of the argument's type: else say which."""
+    if len(tangent_types) != len(active):
+        raise ArgumentError(
+            f"jvp({fname}) takes one tangent per float or float-array argument "
+            f"({', '.join(names[i] for i in active) or 'none'}): expected {len(active)} "
+            f"tangents, got {len(tangent_types)}")
+    for i, t in zip(active, tangent_types):
+        p = primal_types[i]
+        ok = (is_float(p) and isinstance(t, (types.Float, types.Integer))) or (
+            is_float_array(p) and isinstance(t, types.Array) and t.ndim == p.ndim
+            and isinstance(t.dtype, types.Float))
+        if not ok:
+            raise ArgumentError(f"jvp({fname}): the tangent of '{names[i]}' must match its "
+                                f"type {p}; got {t}")
+
+
+def tangent_in_primal_type(e, tangent, tangent_type, primal, primal_type):
+    """A tangent of another number type than its argument (a Python float for a float32,
+    a float64 array for a float32 one) converted to the argument's type, as JAX requires
+    them to match: a typed ``@vectorize`` ufunc would otherwise pick its float64 loop for
+    the tangent and its float32 loop for the value (a wrong hvp)."""
+    dtype = getattr(tangent_type, "dtype", tangent_type)
+    if dtype == getattr(primal_type, "dtype", primal_type):
+        return tangent
+    from .transform.forward_tape import record_form
+    return e.call(record_form, [tangent, primal], hint="tangent")
+
+
+def check_shape(blocks, e, x, dx, message):
+    """Emit: raise ArgumentError unless ``dx`` (a tangent or cotangent) has the shape of
+    ``x``; the message names the argument and both shapes. Returns the emitter that goes
+    on. Inline in the transform (a function per message cost a compile each), with one
+    constant string: building it in compiled code would compile Numba's unicode machinery
+    into every transform with an array tangent."""
+    shape = e.assign(ir.Expr.getattr(x, "shape", e.loc), hint="shape")
+    given = e.assign(ir.Expr.getattr(dx, "shape", e.loc), hint="shape")
+    same = e.binop(operator.eq, shape, given, hint="same")
+    return raise_unless(blocks, e, same, ArgumentError,
+                        (message + ": expected shape", shape, "but got", given))
+
+
+def check_cotangent(fname, ytype, btype, where="ybar"):
+    """``vjp``'s cotangent must have the output's structure: a number for a float, a
+    float array of the same rank for an array, a tuple of as many for a tuple. Returns
+    the paths (tuples of indices) of the array parts, whose shapes are checked at run
+    time."""
+    def fail(expected):
+        raise ArgumentError(f"vjp({fname}): {where} must be {expected} like the output "
+                            f"({ytype}); got {btype}")
+    ytype, btype = types.unliteral(ytype), types.unliteral(btype)
+    if isinstance(ytype, types.BaseTuple):
+        if not (isinstance(btype, types.BaseTuple) and len(btype) == len(ytype)):
+            fail(f"a tuple of {len(ytype)}")
+        return [(k,) + path for k, (y, b) in enumerate(zip(ytype, btype))
+                for path in check_cotangent(fname, y, b, f"{where}[{k}]")]
+    if isinstance(ytype, types.Array):
+        if not (isinstance(btype, types.Array) and btype.ndim == ytype.ndim
+                and isinstance(btype.dtype, types.Float)):
+            fail(f"a {ytype.ndim}-D float array")
+        return [()]
+    if isinstance(ytype, (types.Float, types.Integer, types.Boolean)):
+        if not isinstance(btype, (types.Float, types.Integer)):
+            fail("a number")
+        return []
+    raise ArgumentError(f"vjp({fname}): the output type {ytype} has no cotangent")
+
+
+TANGENT_SHAPE = "jvp: the tangent of '{0}' must have the shape of '{0}'"

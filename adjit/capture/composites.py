@@ -178,6 +178,9 @@ class CompositesToHelpers:
         is computed by its ``unread`` stand-in when it has one (the same value,
         declared non-differentiable), so its rule is never asked for."""
         loc, items = stmt.loc, []
+        argtypes = [types.unliteral(fn.typeof(a.name)) for a in stmt.value.args]
+        if not composite.matches(argtypes, fn.typeof(stmt.target.name)):
+            return  # left as the NumPy call, which both modes refuse by name
         read = _read_items(fn, stmt.target.name)
         prims = [composite.unread.get(p, p) if read is not None and k not in read else p
                  for k, p in enumerate(composite.plan)]

@@ -291,6 +291,9 @@ def unsupported_detail(fn, expr, cls):
                 "that always returns an array, such as a loop of @ products")
     if not any(isinstance(fn.typeof(a.name), types.Array) for a in cls.args):
         return "no differentiation rule is registered for it (see adjit.extend)"
+    if _float64_only(fn, cls):
+        return ("adjit's rules for it compute in float64, and this call passes float32 "
+                "arrays: convert them first (A.astype(np.float64))")
     ranks = _unhandled_ranks(fn, cls)
     if ranks:
         return (f"adjit's array rules handle arrays of rank {ranks[0]}, and this call "
@@ -304,6 +307,15 @@ def unsupported_detail(fn, expr, cls):
     return ("no rule covers this call on arrays (or these options, such as axis=); "
             "register one with adjit.extend (defview, deflinear_array, defbilinear) "
             "or write the loop in an @njit helper")
+
+
+def _float64_only(fn, cls):
+    """Whether ``cls`` was refused only for its float32 arrays: its rewrite into parts
+    (``np.linalg.lstsq``) is declared for float64 arrays."""
+    composite = PRIMITIVES.get(cls.key, "composite")
+    return bool(getattr(composite, "float64_only", False)) and any(
+        isinstance(t, types.Array) and isinstance(t.dtype, types.Float)
+        and t.dtype != types.float64 for t in (fn.typeof(a.name) for a in cls.args))
 
 
 def _unhandled_ranks(fn, cls):

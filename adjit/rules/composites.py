@@ -381,15 +381,20 @@ class Composite(Primitive):
     family = "composite"
     kind = "derived"
 
-    def __init__(self, name, shape, plan, unread=None, axes=None):
+    def __init__(self, name, shape, plan, unread=None, axes=None, float64_only=False):
         self.name, self.shape, self.plan = name, shape, plan
         self.unread, self.axes = unread or {}, axes
+        self.float64_only = float64_only  # parts whose rules compute in float64
 
     def matches(self, argtypes, result_type):
-        """A helper composite covers the ranks of argument 0 it has a helper for."""
+        """A helper composite covers the ranks of argument 0 it has a helper for; a
+        ``float64_only`` one, float64 arrays (float32 is left to the refusal by name)."""
+        from numba.core import types
+        if self.float64_only and any(isinstance(t, types.Array) and t.dtype != types.float64
+                                     for t in argtypes):
+            return False
         if self.shape != "helper" or not argtypes:
             return True
-        from numba.core import types
         first = argtypes[0]
         return (first.ndim if isinstance(first, types.Array) else 0) in self.plan
 
@@ -416,10 +421,12 @@ def defcomposite(func, helper, ranks=(1, 2, 3)):
     PRIMITIVES.register([func], Composite(_name(func), "helper", plan))
 
 
-def defparts(func, parts, unread=None):
+def defparts(func, parts, unread=None, float64_only=False):
     """``func`` returns a tuple: compute it as the tuple of ``parts``, each called with
-    the same arguments (``np.linalg.eigh`` -> ``(eigenvalues(a), eigenvectors(a))``)."""
-    PRIMITIVES.register([func], Composite(_name(func), "parts", tuple(parts), unread))
+    the same arguments (``np.linalg.eigh`` -> ``(eigenvalues(a), eigenvectors(a))``);
+    ``float64_only``: the parts' rules handle float64 arrays only."""
+    PRIMITIVES.register([func], Composite(_name(func), "parts", tuple(parts), unread,
+                                          float64_only=float64_only))
 
 
 def defstacking(func, plans, axes=None):
@@ -451,4 +458,4 @@ defstacking(np.column_stack, {1: (as_column, join_columns), 2: (None, join_colum
 defparts(np.linalg.slogdet, (slogdet_sign, logabsdet))
 defparts(np.linalg.eigh, (eigenvalues, eigenvectors))
 defparts(np.linalg.lstsq, (lstsq_solution, lstsq_residuals, lstsq_rank, lstsq_singular_values),
-         unread={lstsq_singular_values: lstsq_singular_values_unread})
+         unread={lstsq_singular_values: lstsq_singular_values_unread}, float64_only=True)

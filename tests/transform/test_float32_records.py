@@ -12,6 +12,7 @@ from numba import types
 
 import adjit
 from adjit.runtime.tape import checked_push, record_fits
+from adjit.testing import check_grad
 
 A = np.array([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.0]])
 V = np.array([[1.0, 0.2, 0.0], [0.2, 0.5, 0.1], [0.0, 0.1, -0.3]])
@@ -100,3 +101,30 @@ def test_record_types_that_would_be_misread_are_refused_at_typing():
 
     with pytest.raises(numba.core.errors.TypingError, match="would be read back as"):
         pushes_a_float64.compile((types.voidptr, types.float64))
+
+
+@numba.njit
+def _least_squares_norm(A, b):
+    x = np.linalg.lstsq(A, b)[0]
+    return np.sum(x * x)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])
+def test_float32_lstsq_is_refused_by_name_in_every_mode(mode):
+    """float32 ``np.linalg.lstsq``: its parts' rules compute in float64, and each mode
+    failed differently inside Numba (an internal error, or a bare ArgumentError about
+    an adjit helper). It is now refused by name, with the conversion as advice."""
+    A = np.random.default_rng(0).standard_normal((6, 3)).astype(np.float32)
+    b = np.ones(6, np.float32)
+    calls = {"grad": lambda: adjit.grad(_least_squares_norm)(A, b),
+             "jvp": lambda: adjit.jvp(_least_squares_norm)(A, b, A, b),
+             "hvp": lambda: adjit.hvp(_least_squares_norm)(A, b, A)}
+    with pytest.raises(adjit.UnsupportedError, match=r"(?s)np\.linalg\.lstsq.*float32.*astype"):
+        calls[mode]()
+
+
+def test_float64_lstsq_still_differentiates():
+    """The float64 rewrite is unchanged: against central differences."""
+    A = np.random.default_rng(1).standard_normal((6, 3))
+    b = np.random.default_rng(2).standard_normal(6)
+    check_grad(_least_squares_norm, A, b, argnums=(0, 1))

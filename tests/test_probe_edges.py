@@ -2,6 +2,7 @@
 fuzzer: each gives the right number or a clear error. Every test here failed before the
 fix it guards."""
 import math
+from collections import namedtuple
 
 import numba
 import numpy as np
@@ -86,6 +87,31 @@ def test_an_optional_array_is_refused_with_its_reason():
     with pytest.raises(adjit.UnsupportedError,
                        match=r"'np\.linalg\.matrix_power\(\.\.\.\)', whose result may be None"):
         adjit.jvp(_matrix_power_sum)(np.eye(3) + 0.1, np.eye(3))
+
+
+_Params = namedtuple("_Params", ["a", "b"])
+
+
+@numba.njit
+def _namedtuple_model(p, x):
+    return p.a * x + p.b
+
+
+@numba.njit
+def _namedtuple_loss(a, b, x):
+    return np.sum(_namedtuple_model(_Params(a, b), x) ** 2)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])
+def test_a_namedtuple_of_differentiated_values_is_refused_with_advice(mode):
+    # the refusal said only "no differentiation rule is registered for it"
+    x = np.linspace(0.0, 1.0, 5)
+    calls = {"grad": lambda: adjit.grad(_namedtuple_loss, (0, 1))(0.5, 0.2, x),
+             "jvp": lambda: adjit.jvp(_namedtuple_loss)(0.5, 0.2, x, 1.0, 0.0, 0 * x),
+             "hvp": lambda: adjit.hvp(_namedtuple_loss)(0.5, 0.2, x, 1.0)}
+    with pytest.raises(adjit.UnsupportedError,
+                       match=r"(?s)'_Params'.*namedtuple.*plain tuple"):
+        calls[mode]()
 
 
 def _shape_options_by_keyword(x):

@@ -285,6 +285,9 @@ def unsupported_detail(fn, expr, cls):
         return ("keyword or star arguments adjit could not bind to parameters (a "
                 "helper's **kwargs or keyword-only parameters, or a tuple made elsewhere); "
                 "pass them positionally")
+    if isinstance(fn.typeof(expr.func.name), types.NamedTupleClass):
+        return ("a namedtuple holding differentiated values has no rule yet: pass its "
+                "fields as separate arguments, or a plain tuple (p = (a, b); p[0])")
     if any(isinstance(fn.typeof(a.name), types.Optional) for a in cls.args):
         return ("an argument may be None: Numba types the call that made it as returning "
                 "an array or None (np.linalg.matrix_power does); compute it in a way "

@@ -79,6 +79,8 @@ def call_writes(fn, expr):
     if not arrays:
         return []
     cls = classify_call(fn, expr)
+    if cls.kind == "accumulating_bilinear":  # update(g, other, shadow): adds into shadow
+        return [expr.args[-1]]
     if cls.kind == "derived":
         try:
             argtypes = tuple(types.unliteral(t) for t in fn.calltypes[expr].args)

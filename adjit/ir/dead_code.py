@@ -18,6 +18,7 @@ from numba.core import ir
 from .builder import fresh_name
 from .nodes import global_values
 from .numpy_effects import pure_numpy_call
+from .purity import calls_pure_kernel
 
 # expressions without effects: removing one whose result is unused changes nothing
 _PURE_OPS = frozenset({"binop", "unary", "getitem", "static_getitem", "getattr", "cast",
@@ -36,12 +37,14 @@ def discard_result(blocks):
     return remove_dead_code(blocks)
 
 
-def remove_dead_code(blocks):
+def remove_dead_code(blocks, removable=None):
     """Delete assignments of pure values that no effectful statement needs, directly or
-    through other assignments (so a loop-carried accumulator nobody reads goes too)."""
+    through other assignments (so a loop-carried accumulator nobody reads goes too).
+    ``removable(stmt)``, if given, limits which assignments may go."""
     globals_ = global_values(blocks)
     pure = [s for b in blocks.values() for s in b.body
-            if isinstance(s, ir.Assign) and _pure(s.value, globals_)]
+            if isinstance(s, ir.Assign) and effect_free(s.value, globals_)
+            and (removable is None or removable(s))]
     pure_ids = {id(s) for s in pure}
     live = set()
     for block in blocks.values():
@@ -64,8 +67,9 @@ def remove_dead_code(blocks):
     return blocks
 
 
-def _pure(value, globals_):
-    """Whether evaluating ``value`` has no effect besides its result."""
+def effect_free(value, globals_):
+    """Whether evaluating ``value`` has no effect besides its result (or an exception
+    of a division or power, which dead-code removal keeps)."""
     if isinstance(value, (ir.Const, ir.Global, ir.FreeVar, ir.Var)):
         return True
     if not isinstance(value, ir.Expr):
@@ -73,6 +77,8 @@ def _pure(value, globals_):
     if value.op == "binop" and value.fn in _RAISING:
         return False  # Numba raises ZeroDivisionError like Python: keep the exception
     if value.op in _PURE_OPS:
+        return True
+    if calls_pure_kernel(value, globals_):  # adjit's tangent kernels
         return True
     if value.op == "call":  # math functions of scalars, NumPy functions without effects
         func = globals_.get(value.func.name)

@@ -25,6 +25,7 @@ from numba.np.arrayobj import populate_array
 
 from ..compile.inline_library import internal_jit
 from ..compile.whole_writes import assign_selection, assign_whole
+from ..ir.purity import pure_kernel
 from .core import deflinear
 from .primitive import ALLOCATES, PRIMITIVES, Primitive
 
@@ -152,7 +153,8 @@ class ArrayRule(Primitive):
         # pass may then pass the shadow, which has the same shape, in its place)
         self.reads_args = reads_args or (True,) * len(updates)
         self.updates = updates      # one numba function per argument (None: no derivative)
-        self.tangents = tangents    # forward mode: ``dy_k(ans, *args, da_k) -> float``
+        # forward mode: ``dy_k(ans, *args, da_k) -> float``, computing only
+        self.tangents = tuple(t if t is None else pure_kernel(t) for t in tangents)
         self.arity = len(updates)
         self.ndims = ndims          # array ranks the updates handle
         self.reads_ans = reads_ans  # whether ``ans`` must be kept for the reverse pass

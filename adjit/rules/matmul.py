@@ -16,6 +16,7 @@ from numba.core import types
 from numba.extending import overload
 
 from ..compile.inline_library import INTERNAL_JIT_OPTIONS, internal_jit
+from ..ir.purity import pure_kernel
 from ..runtime.blas import accumulate_product, gemm_ready
 from .primitive import ALLOCATES, PRIMITIVES, Primitive
 from .registry import _name
@@ -225,6 +226,7 @@ class MatrixProduct(Primitive):
 
 def defproduct(keys, updates, fused, same_rank=False):
     """Register a matrix product: its two shadow updates and its fused tangent."""
+    fused = pure_kernel(fused)  # a new array: forward mode may compute it later
     PRIMITIVES.register(keys, MatrixProduct(_name(keys[0]), tuple(updates), fused,
                                             same_rank))
 

@@ -6,6 +6,7 @@ from numba.core import types
 from numba.extending import overload
 from numba.np.numpy_support import as_dtype
 
+from ..ir.purity import pure_kernel
 from ..compile.inline_library import INTERNAL_JIT_OPTIONS, internal_jit
 from ..rules.arrays import zeros_shaped
 from ..rules.core import FuncPartial, adjoint_product
@@ -52,10 +53,11 @@ def elementwise_term(partial, nargs):
                     out.flat[i] = adjoint_product(_element(t, i, ans), d(
                         _element(a, i, ans), _element(b, i, ans)))
                 return out
-        _term_cache[key] = internal_jit(term)
+        _term_cache[key] = pure_kernel(internal_jit(term))
     return _term_cache[key]
 
 
+@pure_kernel
 @internal_jit
 def guarded_term(t, d, ans):
     """``t * d`` at every element of the result ``ans`` of an elementwise operation, for
@@ -116,6 +118,7 @@ def _element_impl(a, i, ans):
     return impl3
 
 
+@pure_kernel
 def tangent_like(t, ans):
     """The tangent ``t`` of the elementwise result ``ans`` as an array of ``ans``'s shape.
 

@@ -300,13 +300,16 @@ def fwd_array_rule(ctx, stmt, e, prim, args):
     old = emit_primal(ctx, stmt, e)
     if not ctx.active(target):
         return
-    primal_args = [_use(e, old, a) for a in args]
+    tangents = {k: _tan(ctx, e, old, a) for k, a in enumerate(args)
+                if ctx.active(a) and rule.tangents[k] is not None}
+    # an argument the rule never reads is passed as its tangent (same type and shape), so
+    # the primal array may be freed before the tangent is computed (``sink_tangents``)
+    passed = [tangents[k] if k in tangents and not rule.reads_args[k] else _use(e, old, a)
+              for k, a in enumerate(args)]
     total = None
-    for k, a in enumerate(args):
-        if ctx.active(a) and rule.tangents[k] is not None:
-            term = e.call(rule.tangents[k], [target] + primal_args + [_tan(ctx, e, old, a)],
-                          hint="term")
-            total = term if total is None else e.binop(operator.add, total, term, hint="tan")
+    for k, tan in tangents.items():
+        term = e.call(rule.tangents[k], [target] + passed + [tan], hint="term")
+        total = term if total is None else e.binop(operator.add, total, term, hint="tan")
     ctx.set_tangent(e, target, total if total is not None else
                     ctx.zero(e, target, ctx.typeof(target.name)))
 

@@ -1,0 +1,27 @@
+"""Which calls in generated IR only compute their result: adjit's own kernels declared
+pure where they are defined (the tangent kernels of forward mode, which return a new
+value and write nothing). Passes that move statements ask here, beside ``dead_code``'s
+test for NumPy and ``math`` functions (``effect_free``)."""
+from numba.core import ir
+
+#: id -> kernel: adjit's kernels that read their arguments and write nothing (kept alive
+#: here, as the rule modules that define them keep them for the process)
+_PURE_KERNELS = {}
+
+
+def pure_kernel(kernel):
+    """Declare ``kernel`` (an adjit dispatcher or overloaded function) free of effects:
+    it reads its arguments and returns a new value. Returns it, to use as a decorator."""
+    _PURE_KERNELS[id(kernel)] = kernel
+    return kernel
+
+
+def is_pure_kernel(obj):
+    """Whether ``obj`` was declared with ``pure_kernel``."""
+    return _PURE_KERNELS.get(id(obj)) is obj
+
+
+def calls_pure_kernel(value, globals_):
+    """Whether ``value`` is a call of a pure kernel with positional arguments only."""
+    return (isinstance(value, ir.Expr) and value.op == "call" and not value.kws
+            and value.vararg is None and is_pure_kernel(globals_.get(value.func.name)))

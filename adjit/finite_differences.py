@@ -8,6 +8,7 @@ import types
 import weakref
 
 import numpy as np
+from numba.typed import List as TypedList
 
 #: Arrays with at most this many elements are checked element by element.
 ELEMENTWISE_LIMIT = 64
@@ -116,7 +117,17 @@ def _replace(args, path, value):
         new = value
     else:
         new = _replace(args[i], path[1:], value)
-    return args[:i] + (new,) + args[i + 1:]
+    return _rebuilt(args, args[:i] + (new,) + args[i + 1:])
+
+
+def _rebuilt(like, items):
+    """``items`` as a tuple of ``like``'s own type: a namedtuple stays one (a function
+    reading ``p.alpha`` cannot take a plain tuple)."""
+    return type(like)(*items) if hasattr(like, "_fields") else tuple(items)
+
+
+def _is_typed_list(a):
+    return isinstance(a, TypedList)
 
 
 def _copy_args(args):
@@ -127,7 +138,12 @@ def _copy(a):
     if isinstance(a, np.ndarray):
         return a.copy(order="K")
     if isinstance(a, tuple):
-        return tuple(_copy(e) for e in a)
+        return _rebuilt(a, [_copy(e) for e in a])
+    if _is_typed_list(a):  # a new list of copies: the snapshot must not be the argument
+        copied = a.copy()
+        for k in range(len(copied)):
+            copied[k] = _copy(copied[k])
+        return copied
     return a
 
 
@@ -150,6 +166,9 @@ def _values_equal(a, b, exact=False, rtol=1e-12):
     """Equal within ``rtol`` (NaN equals NaN); bitwise-equal values when ``exact``."""
     if isinstance(a, tuple) or isinstance(b, tuple):
         return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
+                and all(_values_equal(x, y, exact, rtol) for x, y in zip(a, b)))
+    if _is_typed_list(a) or _is_typed_list(b):
+        return (_is_typed_list(a) and _is_typed_list(b) and len(a) == len(b)
                 and all(_values_equal(x, y, exact, rtol) for x, y in zip(a, b)))
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         a, b = np.asarray(a), np.asarray(b)
@@ -243,7 +262,7 @@ def _fd_tree(fn, args, path, x, eps):
     if _is_float_array(x):
         return _fd_array_elementwise(fn, args, path, x, eps)[0].astype(x.dtype)
     if isinstance(x, tuple):
-        return tuple(_fd_tree(fn, args, path + (i,), e, eps) for i, e in enumerate(x))
+        return _rebuilt(x, [_fd_tree(fn, args, path + (i,), e, eps) for i, e in enumerate(x)])
     raise TypeError(f"{_path_str(path)} is not differentiable ({_describe(x)})")
 
 

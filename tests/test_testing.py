@@ -1,5 +1,6 @@
 """adjit.testing itself, with a fake ``adjit.grad`` / ``adjit.vjp`` (no differentiator needed)."""
 import math
+from collections import namedtuple
 
 import numba
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 
 import adjit
 import adjit.runtime
-from adjit import testing
+from adjit import finite_differences, testing
 from adjit.testing import check_grad, check_vjp, numerical_grad
 
 
@@ -354,3 +355,39 @@ def test_check_hvp_steps_float32_arguments_as_float32(monkeypatch):
     monkeypatch.setattr(adjit, "hvp", off)
     with pytest.raises(AssertionError, match="H v"):
         check_hvp(_sin_weighted32, x)
+
+
+_Params = namedtuple("_Params", ["alpha", "beta"])
+
+
+@numba.njit
+def _reads_fields(x, p):
+    return p.alpha * np.sum(x ** 2) + p.beta * np.sum(np.cos(x))
+
+
+def test_a_namedtuple_argument_stays_a_namedtuple():
+    # the checks rebuilt it as a plain tuple, which 'p.alpha' cannot read
+    x, p = np.array([0.3, -1.2, 0.5]), _Params(0.5, 1.5)
+    np.testing.assert_allclose(check_grad(_reads_fields, x, p), x - 1.5 * np.sin(x))
+    testing.check_jvp(_reads_fields, x, p)
+    testing.check_hvp(_reads_fields, x, p)
+
+
+@numba.njit
+def _weighted_by_list(x, weights):
+    s = 0.0
+    for w in weights:
+        s += np.sum(w * x)
+    return s
+
+
+def test_a_typed_list_argument_is_snapshotted_by_value():
+    # the snapshot was the list itself, and comparing lists of arrays raised: every
+    # check said the list was modified
+    weights = numba.typed.List([np.arange(4.0), np.ones(4)])
+    np.testing.assert_allclose(check_grad(_weighted_by_list, np.ones(4), weights),
+                               [1.0, 2.0, 3.0, 4.0])
+    snapshot = finite_differences._copy(weights)
+    assert finite_differences._values_equal(weights, snapshot, exact=True)
+    weights[0][1] = 7.0  # a change is still seen
+    assert not finite_differences._values_equal(weights, snapshot, exact=True)

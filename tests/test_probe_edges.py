@@ -114,6 +114,54 @@ def test_a_namedtuple_of_differentiated_values_is_refused_with_advice(mode):
         calls[mode]()
 
 
+@numba.njit
+def _squares(x):
+    for v in x:
+        yield v * v
+
+
+@numba.njit
+def _through_a_generator(x):
+    s = 0.0
+    for v in _squares(x):
+        s += math.sqrt(v + 1.0)
+    return s
+
+
+@numba.njit
+def _evens(n):
+    for i in range(0, n, 2):
+        yield i
+
+
+@numba.njit
+def _indices_from_a_generator(x):
+    s = 0.0
+    for i in _evens(x.shape[0]):
+        s += x[i] ** 2
+    return s
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])
+def test_a_generator_of_differentiated_values_is_refused_by_name(mode):
+    # jvp was an internal error at the helper's 'yield' line
+    x = np.array([0.3, -1.2, 0.5])
+    calls = {"grad": lambda: adjit.grad(_through_a_generator)(x),
+             "jvp": lambda: adjit.jvp(_through_a_generator)(x, np.ones(3)),
+             "hvp": lambda: adjit.hvp(_through_a_generator)(x, np.ones(3))}
+    with pytest.raises(adjit.UnsupportedError,
+                       match=r"(?s)'_squares'.*generator.*return an array"):
+        calls[mode]()
+
+
+def test_a_generator_of_indices_still_works():
+    x = np.array([0.3, -1.2, 0.5, 2.0])
+    np.testing.assert_allclose(adjit.grad(_indices_from_a_generator)(x), [0.6, 0, 1.0, 0])
+    assert adjit.jvp(_indices_from_a_generator)(x, np.ones(4))[1] == pytest.approx(1.6)
+    np.testing.assert_allclose(adjit.hvp(_indices_from_a_generator)(x, np.ones(4)),
+                               [2.0, 0, 2.0, 0])
+
+
 def _shape_options_by_keyword(x):
     c = np.expand_dims(x, axis=1)
     return np.sum(np.cos(c * np.expand_dims(x, 0))) + np.sum(np.tril(np.outer(x, x), k=-1) ** 2)

@@ -285,6 +285,10 @@ def unsupported_detail(fn, expr, cls):
         return ("keyword or star arguments adjit could not bind to parameters (a "
                 "helper's **kwargs or keyword-only parameters, or a tuple made elsewhere); "
                 "pass them positionally")
+    if (isinstance(fn.typeof(expr.func.name), types.Dispatcher)
+            and _returns_generator(fn, expr)):
+        return ("a generator (a function that yields) is not differentiated: return an "
+                "array from the helper, or write the loop in the function")
     if isinstance(fn.typeof(expr.func.name), types.NamedTupleClass):
         return ("a namedtuple holding differentiated values has no rule yet: pass its "
                 "fields as separate arguments, or a plain tuple (p = (a, b); p[0])")
@@ -374,6 +378,8 @@ def classify_call(fn, expr):
     if expr.kws or expr.vararg or expr.varkwarg:
         return CallClass("unsupported", key, args)
     if isinstance(fn.typeof(expr.func.name), types.Dispatcher) and not has_rule(key):
+        if _returns_generator(fn, expr):
+            return CallClass("unsupported", key, args)
         return CallClass("derived", key, args)
     if elementwise_parts(fn, expr) is not None:
         return CallClass("elementwise", key, args, primitive=lookup(key))
@@ -381,6 +387,12 @@ def classify_call(fn, expr):
     if product is not None:
         return CallClass("matmul", key, args, primitive=lookup_product(product[0]))
     return _rule_class(fn, key, args)
+
+
+def _returns_generator(fn, expr):
+    """Whether the call makes a generator (an ``@njit`` function that ``yield``s)."""
+    sig = fn.calltypes.get(expr) if hasattr(fn.calltypes, "get") else None
+    return sig is not None and isinstance(sig.return_type, types.Generator)
 
 
 def _rule_class(fn, key, args):

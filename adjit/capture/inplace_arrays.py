@@ -118,14 +118,53 @@ def other_view_of_same_array(fn, source, target):
 
 
 def _same_parent_rows(fn, defs, a, b):
-    """Whether ``a`` and ``b`` are ``Y[i]`` and ``Y[j]`` with integer ``i`` and ``j``: the
-    same row or disjoint rows, which element by element is what NumPy computes too."""
+    """Whether ``a`` and ``b`` are ``Y[i]`` and ``Y[j]`` with integer ``i`` and ``j``, or
+    ``A[i, :]`` and ``A[j, :]`` (``A[:, k]``...: integers at the same axes, whole axes
+    elsewhere): the same elements or disjoint ones, which element by element is what
+    NumPy computes too."""
     rows = [defs.get(_copy_source(defs, n)) for n in (a, b)]
     if not all(isinstance(r, ir.Expr) and r.op in ("getitem", "static_getitem")
-               and r in fn.calltypes and isinstance(fn.calltypes[r].args[1], types.Integer)
-               for r in rows):
+               and r in fn.calltypes for r in rows):
         return False
-    return _copy_source(defs, rows[0].value.name) == _copy_source(defs, rows[1].value.name)
+    patterns = [_integer_axes(fn, defs, r) for r in rows]
+    return (patterns[0] is not None and patterns[0] == patterns[1]
+            and _copy_source(defs, rows[0].value.name)
+            == _copy_source(defs, rows[1].value.name))
+
+
+def _integer_axes(fn, defs, read):
+    """For ``Y[i]``, ``A[i, :]``, ``A[:, k]``: which index items are integers (True) and
+    which are whole axes ``:`` (False); None for any other index."""
+    index = fn.calltypes[read].args[1]
+    if isinstance(index, types.Integer):
+        return (True,)
+    if read.op == "static_getitem" and isinstance(read.index, tuple):
+        if not all(isinstance(k, int) or k == slice(None) for k in read.index):
+            return None
+        return tuple(isinstance(k, int) for k in read.index)
+    built = defs.get(read.index.name) if read.op == "getitem" else None
+    if not (isinstance(built, ir.Expr) and built.op == "build_tuple"):
+        return None
+    items = []
+    for item in built.items:
+        if isinstance(fn.typeof(item.name), types.Integer):
+            items.append(True)
+        elif _whole_axis(defs, item):
+            items.append(False)
+        else:
+            return None
+    return tuple(items)
+
+
+def _whole_axis(defs, var):
+    """Whether ``var`` is ``slice(None, None)``, the ``:`` of an index."""
+    value = defs.get(var.name)
+    if not (isinstance(value, ir.Expr) and value.op == "call"):
+        return False
+    func = defs.get(value.func.name)
+    return (isinstance(func, ir.Global) and func.value is slice
+            and all(isinstance(defs.get(a.name), ir.Const) and defs[a.name].value is None
+                    for a in value.args))
 
 
 def _copy_source(defs, name):

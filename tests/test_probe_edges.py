@@ -162,6 +162,30 @@ def test_a_generator_of_indices_still_works():
                                [2.0, 0, 2.0, 0])
 
 
+@numba.njit
+def _trajectory_in_a_list(y0, k):
+    traj = numba.typed.List()
+    y = y0.copy()
+    for _ in range(3):
+        y = y - k * y
+        traj.append(y.copy())
+    s = 0.0
+    for t in traj:
+        s += np.sum(t * t)
+    return s
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_list_of_differentiated_arrays_is_refused_with_the_fix(mode):
+    # the advice was to register an array rule (defview, deflinear_array)
+    y0 = np.array([1.0, 2.0])
+    calls = {"grad": lambda: adjit.grad(_trajectory_in_a_list, (0, 1))(y0, 0.1),
+             "jvp": lambda: adjit.jvp(_trajectory_in_a_list)(y0, 0.1, y0, 1.0)}
+    with pytest.raises(adjit.UnsupportedError,
+                       match=r"(?s)'traj\.append'.*list of arrays.*preallocated"):
+        calls[mode]()
+
+
 def _shape_options_by_keyword(x):
     c = np.expand_dims(x, axis=1)
     return np.sum(np.cos(c * np.expand_dims(x, 0))) + np.sum(np.tril(np.outer(x, x), k=-1) ** 2)

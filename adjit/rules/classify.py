@@ -289,6 +289,10 @@ def unsupported_detail(fn, expr, cls):
             and _returns_generator(fn, expr)):
         return ("a generator (a function that yields) is not differentiated: return an "
                 "array from the helper, or write the loop in the function")
+    if _list_of_arrays(fn.typeof(cls.args[0].name) if cls.args else None):
+        return ("a list of arrays holding differentiated values has no rule yet (lists of "
+                "floats work): store the arrays as rows of one preallocated array "
+                "(traj = np.empty((n, m)); traj[k] = y)")
     if isinstance(fn.typeof(expr.func.name), types.NamedTupleClass):
         return ("a namedtuple holding differentiated values has no rule yet: pass its "
                 "fields as separate arguments, or a plain tuple (p = (a, b); p[0])")
@@ -387,6 +391,13 @@ def classify_call(fn, expr):
     if product is not None:
         return CallClass("matmul", key, args, primitive=lookup_product(product[0]))
     return _rule_class(fn, key, args)
+
+
+def _list_of_arrays(typ):
+    """Whether ``typ`` is a typed or reflected list whose items are arrays."""
+    item = getattr(typ, "item_type", None) if isinstance(typ, types.ListType) else (
+        typ.dtype if isinstance(typ, types.List) else None)
+    return isinstance(item, types.Array)
 
 
 def _returns_generator(fn, expr):

@@ -68,6 +68,20 @@ def numba_location(error):
     return f"{path}:{line}" + (f" ({lines[-1]})" if lines else "")
 
 
+def primal_refusal(name, argtypes, error):
+    """The ``ArgumentError`` for a user's function Numba cannot compile for these argument
+    types: Numba would refuse the primal too, so it is said in the user's terms, not as
+    an error from inside adjit."""
+    shown = ", ".join(str(t) for t in argtypes)
+    where = numba_location(error)
+    return ArgumentError(
+        f"adjit: Numba cannot compile '{name}' for arguments of types ({shown}), so there "
+        f"is nothing to differentiate. Numba says: {first_reason(error).rstrip(':')}"
+        + (f", at {where}" if where else "") + f". Calling '{name}' itself with these "
+        "arguments shows Numba's whole message: either an argument has a type the function "
+        "does not accept, or the function uses something Numba does not support")
+
+
 def _source_line(loc):
     """The stripped source text of a numba ``ir.Loc``, or '' when unavailable."""
     try:

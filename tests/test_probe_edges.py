@@ -186,6 +186,46 @@ def test_a_list_of_differentiated_arrays_is_refused_with_the_fix(mode):
         calls[mode]()
 
 
+@numba.njit
+def _ufunc_out_keyword(x, buf):
+    np.exp(x, out=buf)
+    return buf.sum()
+
+
+@numba.njit
+def _generator_expression(x):
+    return sum(v * v for v in x)
+
+
+@numba.vectorize(["float64(float64, float64)"])
+def _squared_difference(a, b):
+    return (a - b) ** 2
+
+
+@numba.njit
+def _vectorize_out_keyword(x, y, buf):
+    _squared_difference(x, y, out=buf)
+    return buf.sum()
+
+
+def test_code_numba_cannot_lower_is_the_users_error_not_an_internal_one():
+    # Numba types these, then fails to lower them: adjit called each its own bug
+    # ("internal error, please report it") under its generated function's name, or
+    # advised removing a defderiv rule the user never registered
+    x = np.array([0.1, 0.5, 0.9])
+    with pytest.raises(adjit.UnsupportedError, match=r"(?s)out=.*np\.exp\(x, out\)"):
+        adjit.grad(_ufunc_out_keyword)(x, np.zeros(3))
+    with pytest.raises(adjit.ArgumentError,
+                       match="Numba cannot compile '_generator_expression'.*yield"):
+        adjit.grad(_generator_expression)(x)
+    with pytest.raises(adjit.ArgumentError,
+                       match="Numba cannot compile '_generator_expression'"):
+        adjit.hvp(_generator_expression)(x, x)
+    with pytest.raises(adjit.ArgumentError,
+                       match="Numba cannot compile '_vectorize_out_keyword'"):
+        adjit.grad(_vectorize_out_keyword)(x, x, np.zeros(3))
+
+
 def _shape_options_by_keyword(x):
     c = np.expand_dims(x, axis=1)
     return np.sum(np.cos(c * np.expand_dims(x, 0))) + np.sum(np.tril(np.outer(x, x), k=-1) ** 2)

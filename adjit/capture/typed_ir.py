@@ -21,7 +21,7 @@ from numba.core.ir_utils import build_definitions
 from numba.core.typed_passes import NopythonTypeInference
 from numba.core.untyped_passes import DeadBranchPrune
 
-from ..errors import ArgumentError, UnsupportedError, first_reason, numba_location
+from ..errors import ArgumentError, UnsupportedError, primal_refusal
 from ..compile.caches import owned_cache
 from ..compile.capture_typing import set_captured_return_type, typing_only
 from ..compile.dispatcher import BuildGeneratedIR
@@ -223,17 +223,8 @@ def capture(func, argtypes):
         except numba.core.errors.TypingError as e:
             if pipeline is not TypingOnlyPipeline:
                 raise
-            # the user's function does not type for these arguments: Numba would refuse
-            # the primal too, so say so in the user's terms instead of from inside adjit
-            shown = ", ".join(str(t) for t in argtypes)
-            where = numba_location(e)
-            raise ArgumentError(
-                f"adjit: Numba cannot compile '{py_func.__name__}' for arguments of types "
-                f"({shown}), so there is nothing to differentiate. Numba says: "
-                f"{first_reason(e).rstrip(':')}" + (f", at {where}" if where else "") + ". Calling "
-                f"'{py_func.__name__}' itself with these arguments shows Numba's whole "
-                "message: either an argument has a type the function does not accept, or "
-                "the function uses something Numba does not support") from None
+            # the user's function does not type for these arguments
+            raise primal_refusal(py_func.__name__, argtypes, e) from None
     typed = TypedFunction(py_func, argtypes, func_ir, typemap, calltypes, rtype,
                           dispatcher=func if func is not py_func else None)
     with _lock:

@@ -15,7 +15,8 @@ from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import FunctionPass, PassManager, register_pass
 from numba.core.registry import CPUDispatcher
 
-from ..errors import AdjitError, ArgumentError, UnsupportedError, first_reason
+from ..errors import (AdjitError, ArgumentError, UnsupportedError, first_reason,
+                      primal_refusal)
 from ..ir.checks import after_rewrite
 from ..ir.inlining import drop_unreachable
 from ..runtime import truncate_current
@@ -97,8 +98,8 @@ class BuildGeneratedIR(FunctionPass):
                 blocks = builder_of(stub)(tuple(state.args))
             except AdjitError:
                 raise
-            except Exception as error:  # adjit's bug: say so, in adjit's terms
-                raise internal_error(stub.__name__, error) from error
+            except Exception as error:  # adjit's bug (or Numba's): say so, in adjit's terms
+                raise compile_error(stub, state.args, error) from error
         blocks = drop_unreachable(blocks)  # e.g. after a spliced pass that always raises
         # slice writes without Numba's slice assignment (whole_writes); not in a plain
         # function, whose IR adjit also differentiates in reverse mode
@@ -195,7 +196,8 @@ class TransformDispatcher(GeneratedDispatcher):
             # compiling runs none of the user's code: each of these is a compiler's
             # failure (Numba's lowering asserts on ``X[X > 0.1]`` of a 2-D X, whose
             # primal it cannot compile either), never the user's error as such
-            raise internal_error(self.py_func.__name__, error) from None
+            raise compile_error(self.py_func, sigutils.normalize_signature(sig)[0],
+                                error) from None
 
     def __reduce__(self):
         """Pickle as "the same transform of the same function" (``adjit_spec``): the
@@ -263,6 +265,31 @@ def refreshed_jit(py_func, refresh):
     return track_dispatcher(dispatcher)
 
 
+def compile_error(stub, args, error):
+    """The error for generated code that could not be built or compiled: the user's own
+    function's, in the user's terms (``primal_refusal``), when Numba cannot compile that
+    either for the same leading argument types (it refuses some code only when lowering
+    it: a ufunc's ``out=`` keyword, a generator expression); else an internal error."""
+    ref = getattr(stub, "_adjit_primal_ref", None)
+    py_func = ref() if ref is not None else None
+    if py_func is not None:
+        from numba import njit
+        from numba.core.errors import NumbaError, TypingError
+        params = inspect.signature(py_func).parameters.values()
+        argtypes = tuple(types.unliteral(a) for a in tuple(args)[:len(params)])
+        if len(argtypes) == len(params) and all(
+                p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+            try:
+                njit(py_func).compile(argtypes)
+            except TypingError:  # (other types than the primal's: says nothing)
+                pass
+            except (NumbaError, AssertionError, NotImplementedError) as failure:
+                return primal_refusal(py_func.__name__, argtypes, failure)
+            except Exception:  # noqa: BLE001 (likewise)
+                pass
+    return internal_error(stub.__name__, error)
+
+
 def internal_error(name, error):
     """The ``UnsupportedError`` for generated code adjit could not build or Numba could
     not type: the function, where in the user's source it was (when Numba says), and the
@@ -309,6 +336,9 @@ def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None
     stub._adjit_plain = plain
     # messages about its code name the function it derives (``loss``, not ``grad_loss``)
     stub._adjit_primal_name = getattr(getattr(primal, "py_func", primal), "__qualname__", None)
+    # weakly, as the builder: what a compile error is checked against (``compile_error``)
+    primal_py = getattr(primal, "py_func", primal)
+    stub._adjit_primal_ref = weakref.ref(primal_py) if callable(primal_py) else None
     stub._adjit_internal = internal
     stub._adjit_optimise_alone = optimise_alone
     # a public transform's own code unwinds the tape on an exception (compile/unwinding)

@@ -285,6 +285,11 @@ def unsupported_detail(fn, expr, cls):
         return ("keyword or star arguments adjit could not bind to parameters (a "
                 "helper's **kwargs or keyword-only parameters, or a tuple made elsewhere); "
                 "pass them positionally")
+    if isinstance(cls.key, np.ufunc) and any(name == "out" for name, _ in expr.kws):
+        operands = ", ".join("xyz"[:cls.key.nin])
+        return ("Numba cannot compile a ufunc called with the keyword out= (it types the "
+                "call, then fails to lower it): pass the output array positionally, "
+                f"np.{cls.key.__name__}({operands}, out) (adjit differentiates that form)")
     if (isinstance(fn.typeof(expr.func.name), types.Dispatcher)
             and _returns_generator(fn, expr)):
         return ("a generator (a function that yields) is not differentiated: return an "

@@ -43,3 +43,16 @@ def test_a_crashing_builder_is_an_unsupported_error():
     broken = generated_dispatcher("grad_crashing", ["x"], _crashing_builder)
     with pytest.raises(adjit.UnsupportedError, match="(?s)internal error.*AttributeError"):
         broken(1.0)
+
+
+@numba.njit
+def _compiles(x):
+    return x * 2.0
+
+
+def test_an_internal_error_stays_one_when_the_primal_compiles():
+    # a failure is reported as the user's only when Numba cannot compile the user's own
+    # function either (compile_error): this primal compiles
+    broken = generated_dispatcher("grad_compiles", ["x"], _crashing_builder, primal=_compiles)
+    with pytest.raises(adjit.UnsupportedError, match="(?s)internal error.*AttributeError"):
+        broken(1.0)

@@ -226,6 +226,26 @@ def test_code_numba_cannot_lower_is_the_users_error_not_an_internal_one():
         adjit.grad(_vectorize_out_keyword)(x, x, np.zeros(3))
 
 
+@numba.guvectorize(["(float64[:], float64[:], float64[:])"], "(n),(n)->()")
+def _row_dot(a, b, out):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i] * b[i]
+    out[0] = s
+
+
+@numba.njit
+def _through_a_gufunc(X, w):
+    r = np.empty(X.shape[0])
+    _row_dot(X, w, r)
+    return np.sum(r ** 2)
+
+
+def test_a_guvectorize_call_is_refused_with_the_loop_as_advice():
+    with pytest.raises(adjit.UnsupportedError, match=r"(?s)'_row_dot'.*@guvectorize.*@njit"):
+        adjit.grad(_through_a_gufunc, 1)(np.ones((3, 2)), np.array([0.5, 0.1]))
+
+
 def _shape_options_by_keyword(x):
     c = np.expand_dims(x, axis=1)
     return np.sum(np.cos(c * np.expand_dims(x, 0))) + np.sum(np.tril(np.outer(x, x), k=-1) ** 2)

@@ -285,6 +285,10 @@ def unsupported_detail(fn, expr, cls):
         return ("keyword or star arguments adjit could not bind to parameters (a "
                 "helper's **kwargs or keyword-only parameters, or a tuple made elsewhere); "
                 "pass them positionally")
+    if type(cls.key).__name__ == "GUFunc":  # numba.guvectorize
+        return ("@guvectorize functions are not differentiated: write the kernel as an "
+                "@njit function with a loop over the leading axis (it fills out[i] from "
+                "X[i]), which adjit derives")
     if isinstance(cls.key, np.ufunc) and any(name == "out" for name, _ in expr.kws):
         operands = ", ".join("xyz"[:cls.key.nin])
         return ("Numba cannot compile a ufunc called with the keyword out= (it types the "

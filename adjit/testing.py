@@ -162,6 +162,10 @@ def check_vjp(f, *args, ybar=None, eps=None, rtol=None, atol=None, seed=0):
 
     primal = _primal(f)
     y0 = primal(*_copy_args(args))
+    if isinstance(y0, tuple):
+        raise TypeError(f"check_vjp({_name(f)}): the function returns a tuple, which this "
+                        "check does not support; check vjp of each item, or of a scalar "
+                        "of them (sum(w_k * y_k) with fixed weights)")
     rng = np.random.default_rng(seed)
     if ybar is None:
         if isinstance(y0, np.ndarray):

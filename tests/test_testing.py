@@ -391,3 +391,14 @@ def test_a_typed_list_argument_is_snapshotted_by_value():
     assert finite_differences._values_equal(weights, snapshot, exact=True)
     weights[0][1] = 7.0  # a change is still seen
     assert not finite_differences._values_equal(weights, snapshot, exact=True)
+
+
+@numba.njit
+def _pair(x):
+    return x * 2.0, x * 3.0
+
+
+def test_check_vjp_of_a_tuple_output_says_so():
+    # it was a bare "float() argument must be ... not 'tuple'"
+    with pytest.raises(TypeError, match="returns a tuple"):
+        check_vjp(_pair, np.ones(3))

@@ -113,6 +113,30 @@ def energy_user(x, w):
     return weighted_energy(np.sin(x), w) * x[0]
 
 
+@numba.njit
+def sum_of_squares(a):
+    return np.sum(a * a)
+
+
+def squares_user(x):
+    return sum_of_squares(x)
+
+
+def test_a_partial_that_reads_its_element_inside_a_comprehension():
+    """The element read only inside a comprehension (a closure cell in the bytecode, not
+    LOAD_FAST) counted as unread: reverse mode passed the shadow in its place (grad
+    [0, 0, 0]) and forward mode the tangent (2 v.v instead of 2 x.v)."""
+    from adjit.extend import defelementwise
+    from adjit.rules.primitive import PRIMITIVES
+    defelementwise([sum_of_squares], lambda g, ans, n, a: g * sum([a for _ in range(2)]))
+    try:
+        x, v = np.array([1.0, 2.0, 3.0]), np.array([0.5, 1.0, 0.0])
+        np.testing.assert_allclose(adjit.grad(squares_user)(x), 2.0 * x, rtol=1e-15)
+        assert adjit.jvp(squares_user)(x, v)[1] == pytest.approx(2.0 * x @ v, rel=1e-15)
+    finally:
+        PRIMITIVES.remove(sum_of_squares, "reduction")
+
+
 def test_user_reduction_rule_in_every_mode():
     """``defelementwise`` on a user's @njit reduction: the registered partials, not the
     function's body, are used in every mode. The partial for ``a`` is deliberately 3/2 of

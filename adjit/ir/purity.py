@@ -17,8 +17,9 @@ def pure_kernel(kernel):
 
 
 def is_pure_kernel(obj):
-    """Whether ``obj`` was declared with ``pure_kernel``."""
-    return _PURE_KERNELS.get(id(obj)) is obj
+    """Whether ``obj`` was declared with ``pure_kernel`` (never None: a callee that is
+    not a global, such as a method, is not known to be pure)."""
+    return obj is not None and _PURE_KERNELS.get(id(obj)) is obj
 
 
 def calls_pure_kernel(value, globals_):

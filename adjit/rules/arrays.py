@@ -14,7 +14,6 @@ Each rule also carries forward-mode tangents ``dy_k(ans, *args, da_k) -> float``
 
 Methods (``x.sum()``) are keyed by Numba's typing key ``(types.Array, "sum")``.
 """
-import dis
 import operator
 
 import numpy as np
@@ -26,7 +25,7 @@ from numba.np.arrayobj import populate_array
 from ..compile.inline_library import internal_jit
 from ..compile.whole_writes import assign_selection, assign_whole
 from ..ir.purity import pure_kernel
-from .core import deflinear
+from .core import deflinear, names_read
 from .primitive import ALLOCATES, PRIMITIVES, Primitive
 
 
@@ -174,8 +173,7 @@ class ArrayRule(Primitive):
 
 
 def _reads(func, name):
-    return any(ins.argval == name for ins in dis.get_instructions(func)
-               if ins.opname.startswith("LOAD_FAST") or ins.opname == "LOAD_DEREF")
+    return name in names_read(func)
 
 
 def _register(prims, rule):

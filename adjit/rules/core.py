@@ -57,6 +57,16 @@ def arg(index):
     return ArgPartial(index)
 
 
+def names_read(func):
+    """The local names ``func``'s code reads, those an inner function or comprehension
+    captures included (a parameter read only there is loaded as a closure cell, not with
+    LOAD_FAST: counted as unread, forward mode passed the tangent in its place)."""
+    code = func.__code__
+    return {ins.argval for ins in dis.get_instructions(func)
+            if ins.opname.startswith("LOAD_FAST")
+            or ins.opname in ("LOAD_DEREF", "LOAD_CLOSURE")} | set(code.co_cellvars)
+
+
 class FuncPartial:
     """A partial derivative computed by a small numba-compiled function. One made with
     ``beside_primal`` also says how the forward sweep computes it next to its primal
@@ -69,8 +79,7 @@ class FuncPartial:
         params = code.co_varnames[:code.co_argcount]
         self.takes_ans = bool(params) and params[0] == "ans"
         self.params = params
-        read = {ins.argval for ins in dis.get_instructions(func)
-                if ins.opname.startswith("LOAD_FAST") or ins.opname == "LOAD_DEREF"}
+        read = names_read(func)
         self.reads_ans = self.takes_ans and "ans" in read
         offset = 1 if self.takes_ans else 0
         # which primal arguments the partial reads: only those are saved on the tape

@@ -100,3 +100,10 @@ def test_numpy_calls_that_only_compute_their_result_go():
     x = np.linspace(-1.0, 1.0, 5)
     grad = adjit.grad(sum_of_sines)(x, np.zeros(5))
     assert np.allclose(grad, 2.0 * np.cos(2.0 * x), rtol=1e-14, atol=1e-14)
+
+
+def test_a_callee_that_is_not_a_global_is_never_a_pure_kernel():
+    """A method call (``res.append(v)``) has no global callee: looked up as None, it was
+    taken for a pure kernel, and dead-code removal dropped the appends of every list."""
+    from adjit.ir.purity import is_pure_kernel
+    assert not is_pure_kernel(None)

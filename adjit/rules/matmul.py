@@ -14,6 +14,7 @@ import operator
 import numpy as np
 from numba.core import types
 from numba.extending import overload
+from numba.np.numpy_support import as_dtype
 
 from ..compile.inline_library import INTERNAL_JIT_OPTIONS, internal_jit
 from ..ir.purity import pure_kernel
@@ -163,10 +164,12 @@ def kron_tangent_impl(a, da, b, db):
 
 @overload(kron_tangent_impl, jit_options=INTERNAL_JIT_OPTIONS)
 def _kron_tangent(a, da, b, db):
+    # the product's own element type (float32 factors: a float32 tangent, as np.kron's)
+    dtype = np.result_type(*(as_dtype(t.dtype) for t in (a, da, b, db)))
     if a.ndim == 1:
         def kron1(a, da, b, db):
             p = b.shape[0]
-            out = np.empty(a.shape[0] * p)
+            out = np.empty(a.shape[0] * p, dtype)
             for i in range(a.shape[0]):
                 ai, dai = a[i], da[i]
                 for k in range(p):
@@ -176,7 +179,7 @@ def _kron_tangent(a, da, b, db):
 
     def kron2(a, da, b, db):
         p, q = b.shape
-        out = np.empty((a.shape[0] * p, a.shape[1] * q))
+        out = np.empty((a.shape[0] * p, a.shape[1] * q), dtype)
         for i in range(a.shape[0]):
             for j in range(a.shape[1]):
                 aij, daij = a[i, j], da[i, j]

@@ -128,3 +128,23 @@ def test_float64_lstsq_still_differentiates():
     A = np.random.default_rng(1).standard_normal((6, 3))
     b = np.random.default_rng(2).standard_normal(6)
     check_grad(_least_squares_norm, A, b, argnums=(0, 1))
+
+
+@numba.njit
+def _kron_then_product(M):
+    K = np.kron(M, M)
+    return np.sum(K @ K)
+
+
+def test_float32_kron_tangent_is_float32():
+    """np.kron's tangent was allocated float64 for float32 factors, and the matrix
+    product after it had mixed operands: an internal error in jvp and hvp."""
+    M = np.linspace(0.2, 1.1, 4).reshape(2, 2)
+    V = np.ones((2, 2))
+    value, tangent = adjit.jvp(_kron_then_product)(M.astype(np.float32), V.astype(np.float32))
+    expected = adjit.jvp(_kron_then_product)(M, V)
+    assert value == pytest.approx(expected[0], rel=1e-5)
+    assert tangent == pytest.approx(expected[1], rel=1e-5)
+    got = adjit.hvp(_kron_then_product)(M.astype(np.float32), V.astype(np.float32))
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, adjit.hvp(_kron_then_product)(M, V), rtol=1e-5)

@@ -119,7 +119,7 @@ _PADDED = {
 }
 
 
-def _map_1d(kernel, get, check, dtype):
+def _map_1d(kernel, get, check, dtype, empty):
     """The loop of a 1-D result over eight operands read by ``get``."""
     g0, g1, g2, g3, g4, g5, g6, g7 = get
     c0, c1, c2, c3, c4, c5, c6, c7 = check
@@ -127,7 +127,7 @@ def _map_1d(kernel, get, check, dtype):
     def map1d(a, b, c, d, e, f, g, h, shape):
         shape = c3(d, c2(c, c1(b, c0(a, shape))))  # the operands' shapes broadcast
         shape = c7(h, c6(g, c5(f, c4(e, shape))))
-        out = np.empty(shape, dtype)
+        out = empty(shape, dtype)
         for i in range(shape[0]):
             out[i] = kernel(g0(a, i), g1(b, i), g2(c, i), g3(d, i),
                             g4(e, i), g5(f, i), g6(g, i), g7(h, i))
@@ -135,7 +135,7 @@ def _map_1d(kernel, get, check, dtype):
     return map1d
 
 
-def _map_2d(kernel, get, check, dtype):
+def _map_2d(kernel, get, check, dtype, empty):
     """The loops of a 2-D result over eight operands read by ``get``."""
     g0, g1, g2, g3, g4, g5, g6, g7 = get
     c0, c1, c2, c3, c4, c5, c6, c7 = check
@@ -143,7 +143,7 @@ def _map_2d(kernel, get, check, dtype):
     def map2d(a, b, c, d, e, f, g, h, shape):
         shape = c3(d, c2(c, c1(b, c0(a, shape))))  # the operands' shapes broadcast
         shape = c7(h, c6(g, c5(f, c4(e, shape))))
-        out = np.empty(shape, dtype)
+        out = empty(shape, dtype)
         for i in range(shape[0]):
             for j in range(shape[1]):
                 out[i, j] = kernel(g0(a, i, j), g1(b, i, j), g2(c, i, j), g3(d, i, j),
@@ -152,7 +152,7 @@ def _map_2d(kernel, get, check, dtype):
     return map2d
 
 
-def _map_3d(kernel, get, check, dtype):
+def _map_3d(kernel, get, check, dtype, empty):
     """The loops of a 3-D result over eight operands read by ``get``."""
     g0, g1, g2, g3, g4, g5, g6, g7 = get
     c0, c1, c2, c3, c4, c5, c6, c7 = check
@@ -160,7 +160,7 @@ def _map_3d(kernel, get, check, dtype):
     def map3d(a, b, c, d, e, f, g, h, shape):
         shape = c3(d, c2(c, c1(b, c0(a, shape))))  # the operands' shapes broadcast
         shape = c7(h, c6(g, c5(f, c4(e, shape))))
-        out = np.empty(shape, dtype)
+        out = empty(shape, dtype)
         for i in range(shape[0]):
             for j in range(shape[1]):
                 for k in range(shape[2]):
@@ -171,18 +171,32 @@ def _map_3d(kernel, get, check, dtype):
     return map3d
 
 
+@internal_jit
+def _empty_c(shape, dtype):
+    """The map's result, in C order."""
+    return np.empty(shape, dtype)
+
+
+@internal_jit
+def _empty_f(shape, dtype):
+    """The map's result in Fortran order: Numba's ufuncs give one for Fortran operands
+    (``f(X.T)``), and the statements reading it are typed for that layout."""
+    return np.empty(shape[::-1], dtype).T
+
+
 #: per result rank: how an array operand is read, how a scalar one, and the loop nest
 _BY_RANK = {1: (_item1, _same1, _map_1d), 2: (_item2, _same2, _map_2d),
             3: (_item3, _same3, _map_3d)}
 
 
-def map_helper(dufunc, arrays, ndim, dtype=np.float64):
+def map_helper(dufunc, arrays, ndim, dtype=np.float64, fortran=False):
     """The ``@njit`` map of ``dufunc`` for operands that are arrays where ``arrays`` says
     so (scalars elsewhere), over a result of rank ``ndim`` and NumPy type ``dtype`` (the
-    ufunc's: a ``float32(float32)`` signature makes float32 arrays) (cached). It takes
-    ``MAX_OPERANDS`` operands and the result's shape: pad unused operands with the shape."""
+    ufunc's: a ``float32(float32)`` signature makes float32 arrays), in Fortran order if
+    ``fortran`` (cached). It takes ``MAX_OPERANDS`` operands and the result's shape: pad
+    unused operands with the shape."""
     kernel = kernel_of(dufunc)
-    key = (kernel.py_func, tuple(arrays), ndim, dtype)
+    key = (kernel.py_func, tuple(arrays), ndim, dtype, fortran)
     with _lock:
         if key not in _maps:
             padded = kernel if len(arrays) == MAX_OPERANDS else internal_jit(
@@ -191,7 +205,8 @@ def map_helper(dufunc, arrays, ndim, dtype=np.float64):
             item, same, make = _BY_RANK[ndim]
             get = [item if is_array else same for is_array in slots]
             check = [_check if is_array else _no_check for is_array in slots]
-            _maps[key] = internal_jit(make(padded, get, check, dtype))
+            _maps[key] = internal_jit(make(padded, get, check, dtype,
+                                           _empty_f if fortran else _empty_c))
         return _maps[key]
 
 
@@ -267,7 +282,8 @@ class VectorizeToLoops:
             arrays = [isinstance(t, types.Array) for t in argtypes]
             if any(isinstance(t, types.Array) and t.ndim != result.ndim for t in argtypes):
                 return 0  # broadcasting across ranks: refused by name
-            callee = map_helper(dufunc, arrays, result.ndim, as_dtype(result.dtype).type)
+            callee = map_helper(dufunc, arrays, result.ndim, as_dtype(result.dtype).type,
+                                fortran=result.layout == "F" and result.ndim > 1)
             # the result's shape, from an array operand, also pads the unused operands
             first = value.args[arrays.index(True)]
             shape = ir.Var(block.scope, f"{first.name}%ushape", loc)

@@ -319,6 +319,9 @@ def unsupported_detail(fn, expr, cls):
         return (f"adjit's array rules handle arrays of rank {ranks[0]}, and this call "
                 f"passes {ranks[1]}: loop over the leading axes (a[n] is a view), or "
                 "reshape to a lower rank")
+    if any(getattr(fn.typeof(a.name), "layout", "C") == "F" for a in cls.args):
+        return ("this call on a Fortran-ordered array (such as X.T) has no rule: pass a "
+                "C-ordered copy, np.ascontiguousarray(X.T)")
     rule = lookup(cls.key)
     if rule is not None and rule is not NONDIFF:
         return ("its adjit.extend.defderiv rule is for scalar arguments and this call "

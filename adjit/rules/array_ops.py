@@ -10,9 +10,9 @@ from .registry import _method_key as m
 from .registry import defbilinear, defkernel, deflinear_array, defnonlinear, defview
 
 # -- views: the shadow and the tangent are the same view of the parent's -------------
-defview([m("T")], attribute=True)
+defview([m("T")], ndims=(1, 2, 3), attribute=True)
 defview([np.transpose, m("transpose")], ndims=(1, 2, 3), nargs=(1, 2))  # (axes too)
-defview([np.reshape, m("reshape")], ndims=(1, 2, 3), nargs=(2, 3, 4))
+defview([np.reshape, m("reshape")], ndims=(1, 2, 3, 4), nargs=(2, 3, 4, 5))
 defview([np.expand_dims], nargs=(2,))
 defview([np.flip], ndims=(1, 2, 3))  # Numba's flips are reversed-stride views
 defview([np.flipud], ndims=(1, 2, 3))

@@ -30,6 +30,13 @@ def t_func(a):
 def t_method(a): return np.sum(np.exp(a.transpose()[1]))
 def reshape_method(x): return np.sum(np.sin(x.reshape(2, 3)[1]) * x.reshape((3, 2))[0, 1])
 def reshape_func(x): return np.sum(np.reshape(x, (3, 2)) ** 3)
+# a 3-D .T (all axes reversed) and flat views of a 4-D array (NCHW code: out.ravel())
+def t_attr_3d(a): return np.sum(np.sin(a.T) * np.arange(24.0).reshape(4, 3, 2))
+def flat_4d(x):
+    s = np.sum(np.tanh(x.ravel()) ** 2 * np.arange(24.0))
+    for v in x.flat:
+        s += v ** 3
+    return s + np.sum(np.tanh(x.reshape(x.shape[0], -1)) ** 2 * np.arange(12.0))
 def copy_method(x):
     y = x.copy()
     y[0] = 2.0 * y[1]
@@ -203,6 +210,8 @@ def deleted(x, a):
 # (function, arguments, argnums, op names it covers)
 CASES = [
     (t_attr, (M23,), 0, ["x.T"]),
+    (t_attr_3d, (RNG.uniform(-1.0, 1.0, (2, 3, 4)),), 0, []),
+    (flat_4d, (RNG.uniform(-1.0, 1.0, (2, 2, 3, 2)),), 0, []),
     (t_func, (M23,), 0, ["np.transpose"]),
     (t_method, (M23,), 0, ["x.transpose"]),
     (reshape_method, (V6,), 0, ["x.reshape"]),

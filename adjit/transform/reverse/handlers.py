@@ -27,7 +27,8 @@ from ...rules.arrays import (is_filled_allocation, add_indexed, add_in_bounds_at
 from ...rules.core import ZERO
 from ...ir.value_types import is_differentiable, is_float
 from ...rules.classify import (array_op_site, call_name, classify_call, refuse_list_arguments,
-                     unsupported_detail, written_call_name)
+                     written_call_name)
+from ...rules.refusal_hints import unsupported_detail
 from ...ir.lists import container_write_refusal, is_float_list
 from .context import bar, bar_item
 from .beside_primal import (argument_saved, is_beside_primal, partial_beside_primal,

@@ -34,7 +34,8 @@ from .saved_shapes import SavedShapes, shape_of  # noqa: F401 (shape_of: re-expo
 from .tuple_items import TupleItems
 from .written_arrays import WrittenArrays
 from ...rules.classify import (array_op_site, call_name, classify_call, elementwise_parts,
-                     emit_array_op, has_rule, matmul_parts, unsupported_detail)
+                     emit_array_op, has_rule, matmul_parts)
+from ...rules.refusal_hints import unsupported_detail
 
 
 def shadow_arg(name):

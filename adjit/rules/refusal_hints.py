@@ -1,0 +1,130 @@
+"""What to do about a call no rule covers: the advice of an ``UnsupportedError``, the
+same words in both modes. Each hint is one small function of ``(fn, expr, cls)``
+(``cls`` from ``classify_call``) returning its advice or None; the first that answers
+wins, in the order of ``HINTS``, before the general advice to register a rule."""
+import numpy as np
+from numba.core import types
+
+from .arrays import ANY_RANK, lookup_array
+from .classify import returns_generator
+from .core import NONDIFF, lookup
+from .primitive import PRIMITIVES
+
+
+def _stencil_options(fn, expr, cls):
+    if hasattr(cls.key, "kernel_ir") and expr.kws:
+        return ("a @stencil call with out= or neighborhood= is not supported: use the "
+                "returned array (out = kernel(a)), or write the loop in an @njit helper")
+
+
+def _unbound_arguments(fn, expr, cls):
+    if (expr.kws or expr.vararg or expr.varkwarg) and isinstance(
+            fn.typeof(expr.func.name), types.Dispatcher):
+        return ("keyword or star arguments adjit could not bind to parameters (a "
+                "helper's **kwargs or keyword-only parameters, or a tuple made elsewhere); "
+                "pass them positionally")
+
+
+def _guvectorize(fn, expr, cls):
+    if type(cls.key).__name__ == "GUFunc":  # numba.guvectorize
+        return ("@guvectorize functions are not differentiated: write the kernel as an "
+                "@njit function with a loop over the leading axis (it fills out[i] from "
+                "X[i]), which adjit derives")
+
+
+def _ufunc_out_keyword(fn, expr, cls):
+    if isinstance(cls.key, np.ufunc) and any(name == "out" for name, _ in expr.kws):
+        operands = ", ".join("xyz"[:cls.key.nin])
+        return ("Numba cannot compile a ufunc called with the keyword out= (it types the "
+                "call, then fails to lower it): pass the output array positionally, "
+                f"np.{cls.key.__name__}({operands}, out) (adjit differentiates that form)")
+
+
+def _generator(fn, expr, cls):
+    if returns_generator(fn, expr):
+        return ("a generator (a function that yields) is not differentiated: return an "
+                "array from the helper, or write the loop in the function")
+
+
+def _list_of_arrays(fn, expr, cls):
+    typ = fn.typeof(cls.args[0].name) if cls.args else None
+    item = typ.item_type if isinstance(typ, types.ListType) else (
+        typ.dtype if isinstance(typ, types.List) else None)
+    if isinstance(item, types.Array):
+        return ("a list of arrays holding differentiated values has no rule yet (lists of "
+                "floats work): store the arrays as rows of one preallocated array "
+                "(traj = np.empty((n, m)); traj[k] = y)")
+
+
+def _namedtuple(fn, expr, cls):
+    if isinstance(fn.typeof(expr.func.name), types.NamedTupleClass):
+        return ("a namedtuple holding differentiated values has no rule yet: pass its "
+                "fields as separate arguments, or a plain tuple (p = (a, b); p[0])")
+
+
+def _optional_argument(fn, expr, cls):
+    if any(isinstance(fn.typeof(a.name), types.Optional) for a in cls.args):
+        return ("an argument may be None: Numba types the call that made it as returning "
+                "an array or None (np.linalg.matrix_power does); compute it in a way "
+                "that always returns an array, such as a loop of @ products")
+
+
+def _no_arrays(fn, expr, cls):
+    if not any(isinstance(fn.typeof(a.name), types.Array) for a in cls.args):
+        return "no differentiation rule is registered for it (see adjit.extend)"
+
+
+def _float64_only(fn, expr, cls):
+    """Refused only for its float32 arrays: its rewrite into parts (``np.linalg.lstsq``)
+    is declared for float64 arrays."""
+    composite = PRIMITIVES.get(cls.key, "composite")
+    if composite is not None and composite.float64_only and any(
+            isinstance(t, types.Array) and isinstance(t.dtype, types.Float)
+            and t.dtype != types.float64 for t in (fn.typeof(a.name) for a in cls.args)):
+        return ("adjit's rules for it compute in float64, and this call passes float32 "
+                "arrays: convert them first (A.astype(np.float64))")
+
+
+def _unhandled_rank(fn, expr, cls):
+    """Refused for an array argument's rank: beyond the reduction rule's ranks, or 4-D
+    and up for elementwise operations."""
+    rule = lookup_array(cls.key)
+    handled = rule.ndims if rule is not None else ANY_RANK
+    for a in cls.args:
+        typ = fn.typeof(a.name)
+        if isinstance(typ, types.Array) and typ.ndim not in handled:
+            return (f"adjit's array rules handle arrays of rank {handled}, and this call "
+                    f"passes {typ}: loop over the leading axes (a[n] is a view), or "
+                    "reshape to a lower rank")
+
+
+def _fortran_order(fn, expr, cls):
+    if any(getattr(fn.typeof(a.name), "layout", "C") == "F" for a in cls.args):
+        return ("this call on a Fortran-ordered array (such as X.T) has no rule: pass a "
+                "C-ordered copy, np.ascontiguousarray(X.T)")
+
+
+def _scalar_rule_on_arrays(fn, expr, cls):
+    rule = lookup(cls.key)
+    if rule is not None and rule is not NONDIFF:
+        return ("its adjit.extend.defderiv rule is for scalar arguments and this call "
+                "passes an array: remove the rule so that adjit derives the @njit function, "
+                "or register an array rule (deflinear_array, defbilinear)")
+
+
+#: the hints, most specific first
+HINTS = (_stencil_options, _unbound_arguments, _guvectorize, _ufunc_out_keyword,
+         _generator, _list_of_arrays, _namedtuple, _optional_argument, _no_arrays,
+         _float64_only, _unhandled_rank, _fortran_order, _scalar_rule_on_arrays)
+
+
+def unsupported_detail(fn, expr, cls):
+    """What to do about a call ``classify_call`` found no rule for: the first hint that
+    applies, else the advice to register a rule or write the loop."""
+    for hint in HINTS:
+        advice = hint(fn, expr, cls)
+        if advice is not None:
+            return advice
+    return ("no rule covers this call on arrays (or these options, such as axis=); "
+            "register one with adjit.extend (defview, deflinear_array, defbilinear) "
+            "or write the loop in an @njit helper")

@@ -39,8 +39,9 @@ Choose inputs inside the function's smooth domain. Near a branch switch, a kink 
 0, ``max`` at a tie) or a trip-count change of a value-dependent loop, finite differences
 are meaningless and the check can fail for a correct gradient.
 """
+import numba
 import numpy as np
-from numba.core.errors import NumbaError
+from numba.core.dispatcher import Dispatcher
 
 from .errors import first_reason
 from .finite_differences import (  # noqa: F401  (ELEMENTWISE_LIMIT is public here)
@@ -110,14 +111,9 @@ def check_grad(f, *args, argnums=0, eps=None, rtol=None, atol=None, seed=0):
 
     argnums_t, is_tuple = _normalise_argnums(argnums, len(args))
     primal = _primal(f)
+    _require_compiled_primal("check_grad", f, primal, args)
     scalar_primal = _scalar_output(primal, _name(f))
-    try:  # fails early, with a clear message, on non-scalar output
-        scalar_primal(*_copy_args(args))
-    except NumbaError as error:  # as adjit.grad says it: the primal itself does not compile
-        raise adjit.ArgumentError(
-            f"check_grad({_name(f)}): Numba cannot compile the function for these "
-            f"arguments, so there is nothing to differentiate. Numba says: "
-            f"{first_reason(error)}") from None
+    scalar_primal(*_copy_args(args))  # fails early, with a clear message, on non-scalar output
 
     snapshot = _copy_args(args)
     depth_before = _current_depth()
@@ -145,6 +141,29 @@ def check_grad(f, *args, argnums=0, eps=None, rtol=None, atol=None, seed=0):
     return g
 
 
+def _require_compiled_primal(check, f, primal, args):
+    """Compile the primal for ``args`` first, and say it as ``adjit.grad`` does when Numba
+    cannot: nothing to differentiate. Numba fails some programs while lowering them with
+    a bare ``AssertionError`` (``a[mask]`` of a 2-D mask), which must not read as a check
+    that failed. A dispatcher given explicit signatures is left to its own dispatch."""
+    if not (isinstance(primal, Dispatcher) and primal._can_compile):
+        return
+    try:
+        argtypes = tuple(numba.typeof(a) for a in args)
+    except ValueError:
+        return  # an argument Numba cannot type: the call itself says so
+    try:
+        primal.compile(argtypes)
+    except Exception as error:
+        import adjit
+        reason = (first_reason(error) if str(error).strip()
+                  else f"its compiler failed ({type(error).__name__})")
+        raise adjit.ArgumentError(
+            f"{check}({_name(f)}): Numba cannot compile the function for these "
+            f"arguments, so there is nothing to differentiate. Numba says: {reason}"
+        ) from None
+
+
 def check_vjp(f, *args, ybar=None, eps=None, rtol=None, atol=None, seed=0):
     """Check ``adjit.vjp(f)(*args, ybar)`` against finite differences; return its result.
 
@@ -161,6 +180,7 @@ def check_vjp(f, *args, ybar=None, eps=None, rtol=None, atol=None, seed=0):
     import adjit
 
     primal = _primal(f)
+    _require_compiled_primal("check_vjp", f, primal, args)
     y0 = primal(*_copy_args(args))
     if isinstance(y0, tuple):
         raise TypeError(f"check_vjp({_name(f)}): the function returns a tuple, which this "
@@ -227,6 +247,7 @@ def check_jvp(f, *args, seed=0, rtol=None, atol=None):
     """
     __tracebackhide__ = True
     import adjit
+    _require_compiled_primal("check_jvp", f, _primal(f), args)
     primal = _scalar_output(_primal(f), _name(f))
     rng = np.random.default_rng(seed)
     slots = [k for k, a in enumerate(args) if _is_float_scalar(a) or _is_float_array(a)]
@@ -272,6 +293,7 @@ def check_hvp(f, *args, argnums=0, seed=0, rtol=None, atol=None):
     float32, so its differences need float32's larger step."""
     __tracebackhide__ = True
     import adjit
+    _require_compiled_primal("check_hvp", f, _primal(f), args)
     nums = argnums if isinstance(argnums, tuple) else (argnums,)
     rng = np.random.default_rng(seed)
     vs = [_scaled_direction(rng, args[k]) for k in nums]  # (scaled per argument)

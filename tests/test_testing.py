@@ -334,6 +334,20 @@ def test_check_grad_says_when_numba_cannot_compile_the_primal():
         check_grad(log_base_three, 1.3)
 
 
+def _masked_2d(a):
+    return np.sum(np.sin(a[a > 0.1]) ** 2)  # Numba types a 2-D mask, then fails lowering it
+
+
+@pytest.mark.parametrize("check", ["check_grad", "check_vjp", "check_jvp", "check_hvp"])
+def test_a_primal_numba_fails_to_lower_is_not_a_failed_check(check):
+    """Numba fails ``a[mask]`` of a 2-D mask with a bare ``AssertionError`` from its
+    lowering, which the checks would have passed on as if the derivative were wrong."""
+    import adjit.testing
+    a = np.random.default_rng(1).uniform(-1.0, 1.0, (4, 3))
+    with pytest.raises(adjit.ArgumentError, match="Numba cannot compile.*AssertionError"):
+        getattr(adjit.testing, check)(_masked_2d, a)
+
+
 def _sin_weighted32(x):
     return np.sum(np.sin(x) * x * x)
 

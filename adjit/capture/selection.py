@@ -7,7 +7,8 @@ registered rule (``np.take`` in ``rules/array_ops.py``) then covers both forms i
 mode. ``x[mask]`` reads the elements where ``mask`` is true in C order, which is
 ``np.take(x, np.flatnonzero(mask))``. Applied to float arrays read with a 1-D integer
 array, or with a boolean mask of the array's own rank; on a 2-D array, a 1-D integer
-array or mask selects rows (``rules.array_ops.take_rows``), and ``x[:, index]`` or
+array or mask selects rows (``rules.array_ops.take_rows``), a 2-D integer array the rows
+of each face (``V[faces]``, ``take_rows_grid``), and ``x[:, index]`` or
 ``x[:, mask]`` selects columns (``take_columns``).
 
 On a matrix, an index array (or 1-D mask) beside a slice or an integer (``X[idx, :]``,
@@ -26,7 +27,7 @@ from numba.core.ir_utils import get_definition, guard
 from numba.core.registry import cpu_target
 
 from ..ir.builder import fresh_name
-from ..rules.array_ops import take_columns, take_rows
+from ..rules.array_ops import take_columns, take_rows, take_rows_grid
 
 
 def _typed(fn, block, at, value, typ, loc, hint):
@@ -106,6 +107,18 @@ def _column_selection(fn, value):
     return built.items[1], typ[1]
 
 
+def _gather_of(arr_ndim, index):
+    """The function that reads ``x[index]`` (``index`` an integer array or a mask): rows
+    of a matrix for a 1-D index or mask, rows per face (``V[faces]``) for a 2-D integer
+    index, else ``np.take`` (a mask of the array's own rank reads ``np.flatnonzero``'s
+    positions of the flattened array)."""
+    if arr_ndim != 2:
+        return np.take
+    if index.ndim == 2 and isinstance(index.dtype, types.Integer):
+        return take_rows_grid
+    return take_rows if index.ndim == 1 else np.take
+
+
 class GatherReadsToTake:
     """``y = x[idx]`` / ``y = x[mask]`` on a float array -> ``np.take``, ``take_rows`` or
     ``take_columns`` (see above)."""
@@ -128,10 +141,11 @@ class GatherReadsToTake:
                 elif columns is not None or not isinstance(index, types.Array):
                     continue
                 else:
-                    gather = take_rows if arr.ndim == 2 and index.ndim == 1 else np.take
+                    gather = _gather_of(arr.ndim, index)
                 if isinstance(index.dtype, types.Integer) and (
                         (index.ndim == 1 and arr.ndim in (1, 2))
-                        or (arr.ndim == 1 and index.ndim in (2, 3))):
+                        or (arr.ndim == 1 and index.ndim in (2, 3))
+                        or (arr.ndim == 2 and index.ndim == 2)):
                     # u[F] with F a (faces, 3) index array: np.take's shape, F's
                     self.rewrite(fn, block, stmt, index_var, gather)
                 elif isinstance(index.dtype, types.Boolean) and (

@@ -205,6 +205,37 @@ deflinear_array([take_rows], _reverse_take_rows, ndims=(2,), nargs=(2,))
 
 
 @numba.njit
+def take_rows_grid(a, index):
+    """``a[index]`` for a 2-D ``a`` and a 2-D integer ``index``: ``V[faces]``, the rows of
+    the vertex matrix ``V`` at each corner of each face, shape ``faces.shape + (m,)``
+    (negative positions count from the end), as ``GatherReadsToTake`` rewrites it."""
+    n, m = a.shape
+    p, q = index.shape
+    out = np.empty((p, q, m), a.dtype)
+    for s in range(p):
+        for t in range(q):
+            i = index[s, t]
+            if i < -n or i >= n:
+                raise IndexError("index out of bounds")
+            for j in range(m):
+                out[s, t, j] = a[i, j]
+    return out
+
+
+def _reverse_take_rows_grid(g, shadow, index):
+    """``take_rows_grid(x, index)``: each corner's adjoint goes back to the row it was
+    read from; a row shared by several faces accumulates."""
+    for s in range(index.shape[0]):
+        for t in range(index.shape[1]):
+            i = index[s, t]
+            for j in range(g.shape[2]):
+                shadow[i, j] += g[s, t, j]
+
+
+deflinear_array([take_rows_grid], _reverse_take_rows_grid, ndims=(2,), nargs=(2,))
+
+
+@numba.njit
 def take_columns(a, index):
     """``a[:, index]`` for a 2-D ``a`` and a 1-D integer ``index``: the columns at those
     positions (negative ones count from the end), as ``GatherReadsToTake`` rewrites

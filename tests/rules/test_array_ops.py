@@ -88,6 +88,17 @@ def gather_rows(a):
     return np.sum(picked * picked) + np.sum(np.sin(masked))
 
 COLUMNS = np.array([1, -1, 1])  # a module-level index: a constant to Numba
+FACES = np.array([[0, 1, 2], [1, 3, -1], [2, 3, 0]])  # corner 3 and -1 shared
+
+
+def gather_faces(v):
+    # a mesh energy: the corners of each face (a 2-D index of a 2-D array) -> take_rows_grid;
+    # shared vertices accumulate their adjoints
+    t = v[FACES]
+    e1 = t[:, 1, :] - t[:, 0, :]
+    e2 = t[:, 2] - t[:, 0]
+    area = e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0]
+    return np.sum(area * area) + np.sum(np.sin(v[np.array([[1, 1], [0, -2]])]))
 
 
 def gather_columns(a):
@@ -251,6 +262,7 @@ CASES = [
     (gathers, (V6,), 0, ["np.take"]),
     (gather_rows, (M23.T.copy(),), 0, ["take_rows"]),
     (gather_columns, (M23,), 0, ["take_columns"]),
+    (gather_faces, (RNG.uniform(-1.0, 1.0, (5, 2)),), 0, ["take_rows_grid"]),
     (grids, (1.3, 0.4), (0, 1), ["np.linspace"]),
     # composites (rules/composites.py) and whole-array reductions (rules/array_ops.py)
     (stacking, (V6,), 0, ["join_rows", "as_row", "as_column"]),

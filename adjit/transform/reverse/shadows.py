@@ -104,9 +104,9 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays):
             if not self.basic_view(value, indexed[1]):
                 raise self.unsupported("indexing an array with an array or mask",
                                        self.defs[self.array_root(name)][0][1].loc,
-                                       "reverse mode gathers with a 1-D integer index or "
-                                       "a mask (x[idx], rows E[idx]); index one axis at a "
-                                       "time, as V[faces[:, k]]")
+                                       "reverse mode gathers with an integer index array or "
+                                       "a mask (x[idx], rows E[idx], V[faces]); index one "
+                                       "axis at a time, as E[idx][:, cols]")
             return indexed
         if value.op == "pair_first":
             array, iter_var = self.iterated_array(value, loc)

@@ -12,6 +12,7 @@ from .registry import defbilinear, defkernel, deflinear_array, defnonlinear, def
 # -- views: the shadow and the tangent are the same view of the parent's -------------
 defview([m("T")], ndims=(1, 2, 3), attribute=True)
 defview([np.transpose, m("transpose")], ndims=(1, 2, 3), nargs=(1, 2))  # (axes too)
+defview([np.swapaxes], ndims=(2, 3), nargs=(3,))  # (Numba has no method form)
 defview([np.reshape, m("reshape")], ndims=(1, 2, 3, 4), nargs=(2, 3, 4, 5))
 defview([np.expand_dims], nargs=(2,))
 defview([np.flip], ndims=(1, 2, 3))  # Numba's flips are reversed-stride views

@@ -28,6 +28,9 @@ def t_func(a):
     return np.sum(np.transpose(a) ** 3) + np.sum(np.transpose(a * t[0, :2, :3], (1, 0)) * a.T) \
         + np.sum(np.sin(np.transpose(t * a[0, 0], (1, 0, 2))[:, 0]))
 def t_method(a): return np.sum(np.exp(a.transpose()[1]))
+def swapped(t):
+    return (np.sum(np.sin(np.swapaxes(t, 0, 2)) * np.arange(24.0).reshape(4, 3, 2))
+            + np.sum(np.swapaxes(t, 1, 2)[0] ** 3) + np.sum(np.swapaxes(t[1], 0, 1) @ t[0]))
 def reshape_method(x): return np.sum(np.sin(x.reshape(2, 3)[1]) * x.reshape((3, 2))[0, 1])
 def reshape_func(x): return np.sum(np.reshape(x, (3, 2)) ** 3)
 # a 3-D .T (all axes reversed) and flat views of a 4-D array (NCHW code: out.ravel())
@@ -225,6 +228,7 @@ CASES = [
     (flat_4d, (RNG.uniform(-1.0, 1.0, (2, 2, 3, 2)),), 0, []),
     (t_func, (M23,), 0, ["np.transpose"]),
     (t_method, (M23,), 0, ["x.transpose"]),
+    (swapped, (RNG.uniform(-1.0, 1.0, (2, 3, 4)),), 0, ["np.swapaxes"]),
     (reshape_method, (V6,), 0, ["x.reshape"]),
     (reshape_func, (V6,), 0, ["np.reshape"]),
     (copy_method, (V6,), 0, ["x.copy"]),

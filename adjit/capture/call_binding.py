@@ -419,12 +419,10 @@ _jitted = {}
 
 def jitable_function(ftype, sig):
     """The Python function behind a ``@register_jitable`` call (an overload whose
-    implementation is the function itself), else None. Other overloads implement the
-    function by other code, so their Python body says nothing about the derivative."""
+    implementation is the function itself), else None."""
     key = getattr(ftype, "typing_key", None)
-    if not (isinstance(ftype, types.Function) and inspect.isfunction(key)) or (
-            key.__module__ or "").split(".")[0] in ("numba", "numpy"):
-        return None  # Numba's own (stencil checks, which use literal_unroll): its rules
+    if not _user_function_type(ftype):
+        return None
     for template in ftype.templates:
         overload_func = getattr(template, "_overload_func", None)
         try:
@@ -435,10 +433,39 @@ def jitable_function(ftype, sig):
     return None
 
 
+def _user_function_type(ftype):
+    """Whether ``ftype`` types a Python function of the user's (not Numba's or NumPy's:
+    those have rules, and Numba's stencil checks use ``literal_unroll``)."""
+    key = getattr(ftype, "typing_key", None)
+    return (isinstance(ftype, types.Function) and inspect.isfunction(key)
+            and (key.__module__ or "").split(".")[0] not in ("numba", "numpy", "adjit"))
+
+
+def user_overload_dispatcher(ftype, argtypes, kwtypes):
+    """The dispatcher Numba compiles for a call of a user's ``@overload`` with these
+    argument types, else None. An overload's implementation for those types is the code
+    that runs, so adjit derives it like an ``@njit`` helper. Numba's own lookup is asked
+    (``_get_impl``), which finds the implementation typing made in its cache."""
+    if not _user_function_type(ftype):
+        return None
+    tyctx = cpu_target.typing_context
+    for template in ftype.templates:
+        if not hasattr(template, "_get_impl"):
+            continue
+        try:
+            disp, _ = template(tyctx)._get_impl(argtypes, kwtypes)
+        except Exception:  # an overload that refuses these types: not this one
+            continue
+        if disp is not None:
+            return disp
+    return None
+
+
 class JitableFunctionsToDispatchers:
     """A call of a ``@register_jitable`` function becomes a call of ``numba.njit`` of
-    it: the same code (Numba compiles the function itself), which adjit then binds and
-    derives like any ``@njit`` helper."""
+    it, and a call of a user's ``@overload`` a call of the dispatcher of its
+    implementation for those types: the same code (Numba compiles exactly that), which
+    adjit then binds and derives like any ``@njit`` helper."""
 
     name = "jitable_functions_to_dispatchers"
 
@@ -450,14 +477,19 @@ class JitableFunctionsToDispatchers:
                 if not (isinstance(expr, ir.Expr) and expr.op == "call"
                         and expr in fn.calltypes and not expr.vararg):
                     continue
-                func = jitable_function(fn.typemap.get(expr.func.name), fn.calltypes[expr])
-                if func is None:
-                    continue
-                dispatcher = _jitted.get(func) or _jitted.setdefault(func, numba.njit(func))
+                ftype = fn.typemap.get(expr.func.name)
+                argtypes = tuple(fn.typeof(a.name) for a in expr.args)
+                kwtypes = {k: fn.typeof(v.name) for k, v in expr.kws}
+                func = jitable_function(ftype, fn.calltypes[expr])
+                if func is not None:
+                    dispatcher = _jitted.get(func) or _jitted.setdefault(func, numba.njit(func))
+                else:
+                    dispatcher = user_overload_dispatcher(ftype, argtypes, kwtypes)
+                    if dispatcher is None:
+                        continue
+                    func = ftype.typing_key  # named as the user calls it
                 fnty = types.Dispatcher(dispatcher)
-                sig = tyctx.resolve_function_type(
-                    fnty, tuple(fn.typeof(a.name) for a in expr.args),
-                    {k: fn.typeof(v.name) for k, v in expr.kws})
+                sig = tyctx.resolve_function_type(fnty, argtypes, kwtypes)
                 if sig is None:
                     continue
                 var = ir.Var(block.scope, fresh_name(f"${func.__name__}"), stmt.loc)

@@ -28,6 +28,8 @@ def python_function(obj):
     """The Python function behind a Numba dispatcher, ufunc wrapper or stencil, or None."""
     if isinstance(obj, pytypes.FunctionType):
         return obj
+    if isinstance(obj, pytypes.ModuleType):  # (NumPy's module __getattr__ is slow to fail)
+        return None
     inner = getattr(obj, "py_func", None)
     if inner is None:
         inner = getattr(getattr(obj, "_dispatcher", None), "py_func", None)
@@ -82,7 +84,42 @@ def snapshot(func, watch=None):
             inner = python_function(value)
             if inner is not None and _is_user(inner):
                 todo.append(inner)
+            for overload in user_overloads(value):  # read as a callee of the reader
+                out.append((py_func, f"{name} (@overload)", overload))
+                todo.append(overload)
     return out
+
+
+def user_overloads(func):
+    """The typing functions of the user's ``@overload(func)``s. Their code holds the
+    implementations Numba compiles for calls of ``func`` (and adjit derives), so they are
+    read as ``func``'s callees: an edited overload changes the fingerprint."""
+    if not isinstance(func, pytypes.FunctionType):
+        return []
+    found = (getattr(t, "_overload_func", None)
+             for ftype in _registered_globals().get(func, ())
+             for t in getattr(ftype, "templates", ()))
+    return [f for f in found if isinstance(f, pytypes.FunctionType) and _is_user(f)]
+
+
+_registered = {"count": -1, "types": {}}
+
+
+def _registered_globals():
+    """``{object: [Numba types]}`` of Numba's typing registry of globals, where
+    ``@overload`` registers each function it types; re-indexed only when it grew (every
+    snapshot asks, so a scan of the registry each time would be too slow)."""
+    from numba.core.typing.templates import builtin_registry
+    entries = builtin_registry.globals
+    if _registered["count"] != len(entries):
+        index = {}
+        for value, typ in list(entries):
+            try:
+                index.setdefault(value, []).append(typ)
+            except TypeError:  # an unhashable registered object: no function of the user's
+                continue
+        _registered.update(count=len(entries), types=index)
+    return _registered["types"]
 
 
 def _same(old, new):

@@ -281,3 +281,17 @@ def test_a_default_adjit_cannot_pass_is_refused_by_name():
         message = str(info.value)
         assert "'labelled' without its argument 'names'" in message
         assert "names=..." in message and "uses_labelled" in message
+
+
+def test_a_user_overload_is_derived_through_its_implementation_for_those_types():
+    """``@overload(f)`` gives Numba one implementation per argument kind; each call
+    becomes a call of the dispatcher of the implementation chosen for its types (the
+    scalar one for ``logistic(x, scale=2.0)``, the array loop for ``logistic(v)``), and
+    forward-over-reverse goes through it as through any helper."""
+    from corpus.calls import call_user_overload
+    typed, calls = _calls(call_user_overload, (F64, VEC))
+    impls = {_callee(typed, c).py_func.__name__ for c in calls
+             if isinstance(typed.typeof(c.func.name), types.Dispatcher)}
+    assert {"scalar_impl", "array_impl"} <= impls
+    from adjit.testing import check_hvp
+    check_hvp(call_user_overload, 0.4, X5, argnums=(0, 1))

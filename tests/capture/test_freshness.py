@@ -95,3 +95,37 @@ def test_redefined_functions_and_their_derivatives_are_freed():
         del f, namespace
     gc.collect()
     assert [ref() is None for ref in alive] == [True, True]
+
+
+def _doubled(x):
+    return 2.0 * x
+
+
+@numba.extending.overload(_doubled)
+def _doubled_overload(x):
+    return lambda x: 2.0 * x
+
+
+def _tripled_overload(x):
+    return lambda x: 3.0 * x
+
+
+def _uses_doubled(x):
+    return _doubled(x) * x
+
+
+def test_an_edited_user_overload_changes_the_fingerprint():
+    """A call of a user's ``@overload`` runs (and adjit derives) the implementation the
+    overload returns, not the plain function's body: the disk cache's fingerprint reads
+    the overload's code too, so a cached derivative of the old implementation is never
+    loaded after an edit."""
+    from adjit.capture.fingerprint import fingerprint
+    before = fingerprint(_uses_doubled, "grad")
+    saved = _doubled_overload.__code__
+    try:
+        _doubled_overload.__code__ = _tripled_overload.__code__
+        assert fingerprint(_uses_doubled, "grad") != before
+    finally:
+        _doubled_overload.__code__ = saved
+    assert fingerprint(_uses_doubled, "grad") == before
+    assert adjit.grad(_uses_doubled)(1.5) == pytest.approx(4 * 1.5)

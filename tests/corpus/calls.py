@@ -2,7 +2,9 @@
 import math
 
 import numba
-from numba.extending import register_jitable
+import numpy as np
+from numba import types
+from numba.extending import overload, register_jitable
 
 from . import Case
 
@@ -143,3 +145,33 @@ def call_register_jitable(x, y):
 
 
 CASES += [Case(call_register_jitable, (0.4, -0.9), (0, 1))]
+
+
+def logistic(x, scale=1.0):
+    """Pure Python; jitted code reaches it through the ``@overload`` below."""
+    return 1.0 / (1.0 + np.exp(-x / scale))
+
+
+@overload(logistic)
+def _logistic_overload(x, scale=1.0):
+    # a library-style overload: one implementation per argument kind
+    if isinstance(x, types.Float):
+        def scalar_impl(x, scale=1.0):
+            return 1.0 / (1.0 + math.exp(-x / scale))
+        return scalar_impl
+    if isinstance(x, types.Array):
+        def array_impl(x, scale=1.0):
+            out = np.empty_like(x)
+            for i in range(x.size):
+                out[i] = 1.0 / (1.0 + math.exp(-x[i] / scale))
+            return out
+        return array_impl
+    return None
+
+
+def call_user_overload(x, v):
+    # the implementation Numba chose for each call's types is what adjit derives
+    return logistic(x, scale=2.0) * np.sum(logistic(v) * v) + logistic(x * v[0])
+
+
+CASES += [Case(call_user_overload, (0.4, np.array([0.3, -1.2, 0.8])), (0, 1))]

@@ -13,6 +13,7 @@ from numba.core import ir, types
 
 from .arguments import (
     TANGENT_SHAPE, check_cotangent, check_differentiable, check_named_parameters,
+    check_written_arguments_apart,
     check_scalar_output, check_shape, check_tangents, entry_block, omitted_default,
     needs_contiguous, normalise_argnums, parameter_counts, refuse_float_tuples,
     refuse_reverse_over_reverse, tangent_in_primal_type, trailing_defaults)
@@ -120,6 +121,9 @@ class _Wrapper:
             args[given:given] = [None] * (n - given)
         for i, value in defaults.items():
             args[i] = omitted_default(e, value)
+        written = callee_writes(self.func, primal_types)
+        e = check_written_arguments_apart(blocks, e, f"{self.kind}({self.fname})",
+                                          self.names, args[:given], primal_types, written)
         tape = e.call(tape_acquire, [], hint="tape")
         # the passes run inline; the transform's entry sets the tape back on an exception
         # (compile/unwinding.py)
@@ -129,7 +133,7 @@ class _Wrapper:
             y, e = splice(blocks, e, program.pass_blocks("fwd"), [tape] + args[:n], "fwd")
         if self.kind == "vjp":
             e = self._check_ybar(blocks, e, primal_types, ybar_type, y, args[n])
-            if callee_writes(self.func, primal_types):
+            if written:
                 y = _detached(e, y, capture(self.func, primal_types).return_type)
         shadows = [e.call(zeros_shadow, [args[i]], hint="shadow") for i in program.array_args]
         seed = args[n] if self.kind == "vjp" else e.const(
@@ -277,6 +281,8 @@ class _JVPWrapper:
         packed = e.assign(ir.Arg("args", 0, e.loc), target="args")
         args = [e.item(packed, k, hint="a") for k in range(len(flat))]
         written = callee_writes(self.func, primal_types)
+        e = check_written_arguments_apart(blocks, e, f"jvp({self.fname})", self.names,
+                                          args[:n], given_types, written)
         for j, i in enumerate(active):
             args[n + j] = tangent_in_primal_type(e, args[n + j], tangent_types[j], args[i],
                                                   primal_types[i])

@@ -10,6 +10,7 @@ import numpy as np
 from numba.core import ir, types
 
 from .capture.typed_ir import py_function_of
+from .compile.inline_library import internal_jit
 from .errors import ArgumentError
 from .ir.builder import Emitter, raise_unless
 from .ir.value_types import is_differentiable, is_float, is_float_array
@@ -160,6 +161,51 @@ def check_shape(blocks, e, x, dx, message):
     same = e.binop(operator.eq, shape, given, hint="same")
     return raise_unless(blocks, e, same, ArgumentError,
                         (message + ": expected shape", shape, "but got", given))
+
+
+@internal_jit
+def _span(a):
+    """``(first, last)`` byte address an array's elements occupy (strides of any sign)."""
+    lo = hi = a.ctypes.data
+    for k in range(a.ndim):
+        extent = (a.shape[k] - 1) * a.strides[k]
+        if extent > 0:
+            hi += extent
+        else:
+            lo += extent
+    return lo, hi + a.itemsize
+
+
+@internal_jit
+def separate(a, b):
+    """Whether arrays ``a`` and ``b`` occupy disjoint memory (an empty one always does)."""
+    if a.size == 0 or b.size == 0:
+        return True
+    a_lo, a_hi = _span(a)
+    b_lo, b_hi = _span(b)
+    return a_hi <= b_lo or b_hi <= a_lo
+
+
+def check_written_arguments_apart(blocks, e, label, names, args, argtypes, written):
+    """Emit: raise ArgumentError when an array argument the function writes into shares
+    memory with another array argument (``grad(f)(buf, buf)``). The reverse pass gives
+    each argument a shadow of its own and undoes each one's writes, so one array passed
+    twice would be differentiated as two (a wrong gradient). Returns the emitter that
+    goes on."""
+    arrays = [i for i, t in enumerate(argtypes[:len(args)])
+              if isinstance(t, types.Array) and args[i] is not None]
+    for i in written:
+        if i not in arrays:
+            continue
+        for j in arrays:
+            if j == i or (j in written and j < i):
+                continue
+            apart = e.call(separate, [args[i], args[j]], hint="apart")
+            e = raise_unless(blocks, e, apart, ArgumentError, (
+                f"{label}: the arguments '{names[i]}' and '{names[j]}' share memory, and "
+                f"the function writes into '{names[i]}'; adjit differentiates them as "
+                f"separate arrays: pass a copy (np.copy) for one of them",))
+    return e
 
 
 def check_cotangent(fname, ytype, btype, where="ybar"):

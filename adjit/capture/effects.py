@@ -42,17 +42,73 @@ def array_parents(fn, name, defs):
         if shared is not None:
             return [shared]
     if value.op == "pair_first":  # pair_first(iternext(it)), it a copy of getiter(a)
-        seen = set()
-        while isinstance(value, (ir.Var, ir.Expr)) and id(value) not in seen:
-            seen.add(id(value))
-            if isinstance(value, ir.Expr) and value.op == "getiter":
-                return [value.value]
-            var = value if isinstance(value, ir.Var) else getattr(value, "value", None)
-            if not isinstance(var, ir.Var):
-                break
-            found = defs.get(var.name, ())
-            value = found[0][1].value if len(found) == 1 else None
+        iterated = _iterated(value, defs)
+        return [iterated] if iterated is not None else []
+    if (value.op in ("static_getitem", "getitem") and isinstance(value.index, int)
+            and isinstance(fn.typeof(value.value), types.BaseTuple)):
+        # ``for i, row in enumerate(U)``, ``for a, b in zip(U, V)``: item k of the tuple
+        # each step yields is a row of the array enumerate or zip walks
+        rows = _zipped_rows(fn, value.value, value.index, defs)
+        return [rows] if rows is not None else []
     return []
+
+
+def _single(defs, name):
+    found = defs.get(name, ())
+    return found[0][1].value if len(found) == 1 else None
+
+
+def _iterated(value, defs):
+    """The object ``getiter`` walks behind ``pair_first(iternext(it))`` (through copies
+    of ``it``), else None."""
+    seen = set()
+    while isinstance(value, (ir.Var, ir.Expr)) and id(value) not in seen:
+        seen.add(id(value))
+        if isinstance(value, ir.Expr) and value.op == "getiter":
+            return value.value
+        var = value if isinstance(value, ir.Var) else getattr(value, "value", None)
+        if not isinstance(var, ir.Var):
+            return None
+        value = _single(defs, var.name)
+    return None
+
+
+def _zipped_rows(fn, tuple_var, k, defs):
+    """The array whose rows item ``k`` of ``tuple_var`` are, when ``tuple_var`` is a tuple
+    a loop over ``enumerate(U)`` or ``zip(U, V)`` yields (nested ones too), else None."""
+    made = _yielded_by(fn, tuple_var, defs)
+    if made is None:
+        return None
+    maker = global_value(fn.func_ir.blocks, made.func)
+    walked = made.args[:1] if maker is enumerate and k == 1 else (
+        made.args[k:k + 1] if maker is zip else [])
+    if walked and isinstance(fn.typeof(walked[0].name), types.Array):
+        return walked[0]
+    return None
+
+
+def _yielded_by(fn, var, defs, depth=0):
+    """The ``enumerate(...)`` or ``zip(...)`` call whose iteration yields tuple ``var``
+    (through copies and unpacking), else None."""
+    value = _single(defs, copy_root(lambda n: _single(defs, n), var.name))
+    if depth > 8 or not isinstance(value, ir.Expr):
+        return None
+    if value.op == "exhaust_iter":
+        return _yielded_by(fn, value.value, defs, depth + 1)
+    if value.op == "pair_first":
+        source = _iterated(value, defs)
+        made = _single(defs, source.name) if source is not None else None
+    elif value.op == "static_getitem" and value.index == 1:  # enumerate(zip(U, V))
+        outer = _yielded_by(fn, value.value, defs, depth + 1)
+        if outer is None or global_value(fn.func_ir.blocks, outer.func) is not enumerate:
+            return None
+        made = _single(defs, copy_root(lambda n: _single(defs, n), outer.args[0].name))
+    else:
+        return None
+    if (isinstance(made, ir.Expr) and made.op == "call" and not made.kws
+            and global_value(fn.func_ir.blocks, made.func) in (enumerate, zip)):
+        return made
+    return None
 
 
 # builtins that only read the arrays they are given (iterators over them, sizes, copies)
@@ -300,7 +356,9 @@ _returned_view = {}
 
 def returns_argument_view(dispatcher, argtypes):
     """Whether an ``@njit`` function may return a view into an array argument that is not
-    the argument itself (``return y[1:]``, ``return Y[i]``, ``return y.T``)."""
+    the argument itself on every path (``return y[1:]``, ``return Y[i]``, ``return y.T``,
+    ``return u.reshape(n, m)``, ``return a if flag else b``): the caller cannot give the
+    result its argument's shadow, so writes to either are refused."""
     key = (py_function_of(dispatcher), tuple(argtypes))
     if key in _returned_view:
         return _returned_view[key]
@@ -315,19 +373,30 @@ def returns_argument_view(dispatcher, argtypes):
         assigned = defs.get(name, ())
         return assigned[0][1].value if len(assigned) == 1 else None
 
-    def views_argument(name, depth=0):
-        root = memory_root(fn, definition, name)
-        value = definition(root) if root is not None else None
-        if depth and isinstance(value, ir.Arg):
-            return isinstance(argtypes[value.index], types.Array)
+    def views_argument(name, depth=0, seen=frozenset()):
+        # through views (basic indexing, .T, reshape, ravel ...), copies and helpers'
+        # returned arguments, back to an argument: a view of it (depth > 0), or itself
+        # where the paths disagree on which (``return a if flag else b``)
+        if not isinstance(fn.typeof(name), types.Array):
+            return False  # an element (``return y[i]``) is a number, not a view
+        root = memory_root(fn, definition, name) or copy_root(definition, name)
+        if root in seen:
+            return False
+        value = definition(root)
+        if isinstance(value, ir.Arg):
+            return isinstance(argtypes[value.index], types.Array) and (
+                depth > 0 or whole is None)
         if isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem") and (
-                fn.calltypes.get(value) is not None
-                and is_basic_index(fn.calltypes[value].args[1])
-                and isinstance(fn.typeof(root), types.Array)):
-            return views_argument(value.value.name, depth + 1)
-        if isinstance(value, ir.Expr) and value.op == "getattr" and value.attr == "T":
-            return views_argument(value.value.name, depth + 1)
-        return False
+                fn.calltypes.get(value) is None
+                or not is_basic_index(fn.calltypes[value].args[1])):
+            return False  # fancy indexing: a copy
+        site = array_op_site(fn, value) if isinstance(value, ir.Expr) else None
+        deeper = depth + (0 if returned_argument_of_call(fn, value) is not None
+                          or (isinstance(value, ir.Expr) and value.op == "phi") else 1)
+        parents = array_parents(fn, root, defs) if site is None or (
+            site.op.shape == "view") else []
+        return any(views_argument(p.name, deeper, seen | {root}) for p in parents)
+    whole = _returned_arguments(dispatcher, argtypes)[0]
     found = any(views_argument(b.terminator.value.name) for b in fn.func_ir.blocks.values()
                 if isinstance(b.terminator, ir.Return))
     _returned_view[key] = found

@@ -208,12 +208,12 @@ class ReversePass:
             return [name]
         body = ctx.blocks[label].body
         reads = [k for k, stmt in enumerate(body) if reads_array_values(ctx, stmt, name)]
-        if not reads:  # only the reverse reads it: the result of one of the block's own
-            # statements (``D = np.hstack((a, b))``, whose rule reads ``D``), kept as that
-            # statement made it; else as the block ends
-            reads = [k for k, stmt in enumerate(body)
-                     if isinstance(stmt, ir.Assign) and stmt.target.name == name][-1:]
-            reads = reads or [len(body) - 1]
+        # the result of one of the block's own statements is read by that statement's
+        # rule too (``y = np.cumprod(x)``, ``D = np.hstack((a, b))`` read their result):
+        # kept as the statement made it, before any write (``y[1] = 2.0 * y[0]``)
+        made = [k for k, stmt in enumerate(body)
+                if isinstance(stmt, ir.Assign) and stmt.target.name == name][-1:]
+        reads = sorted(set(reads) | set(made)) or [len(body) - 1]
         writes = [k for k, stmt in enumerate(body)
                   if reads and k > reads[0] and ctx.may_write(stmt, name)]
         runs = []  # [(last read of the run, first write after it or None)]
@@ -233,8 +233,7 @@ class ReversePass:
                                        ir.Var(self.scope, name, loc), "snapshot")
                 self.sources[label, rec] = ("var", snap)
             if rec != name:  # the reads of this run see this run's snapshot
-                typ = ctx.typeof(name)
-                ctx.synthetic_types[rec] = typ.copy(layout="C")
+                ctx.synthetic_types[rec] = ctx.copy_type(name)
                 self.inserts.append((self.marks[last], ir.Assign(
                     ir.Var(self.scope, rec, loc), ir.Var(self.scope, name, loc), loc)))
             names.append(rec)

@@ -226,7 +226,7 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays):
 
     def array_call(self, value):
         """``(callee, args)`` of a call to an ``@njit`` function without a rule that returns
-        a float array and writes none of its arguments (its derived reverse takes the
+        a new float array and writes none of its arguments (its derived reverse takes the
         result's shadow as ``ybar``; the reverse pass recomputes it by calling it again),
         else None."""
         if not (isinstance(value, ir.Expr) and value.op == "call") or (
@@ -237,6 +237,8 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays):
             return None
         sig = self.fn.calltypes.get(value)
         if sig is None or not is_float_array(sig.return_type) or call_writes(self.fn, value):
+            return None
+        if self.alias_source(value) is not None:  # ``return v`` (a check): v, not a new array
             return None
         return value.func, list(value.args)
 
@@ -479,16 +481,22 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays):
         reference (nothing writes it); return the copy's name."""
         from numba.core.registry import cpu_target
         func, copy = fresh_name("$copy"), fresh_name(hint)
-        typ = self.typeof(source.name)
         self.synthetic_types[func] = cpu_target.typing_context.resolve_value_type(np.copy)
-        self.synthetic_types[copy] = typ.copy(layout="C") if isinstance(
-            typ, types.Array) else typ
+        self.synthetic_types[copy] = self.copy_type(source.name)
         self.saved_by_reference.add(copy)
         before.extend([
             (func, ir.Global("copy", np.copy, source.loc)),
             (copy, ir.Expr.call(ir.Var(source.scope, func, source.loc), [source], (),
                                 source.loc))])
         return copy
+
+    def copy_type(self, name):
+        """The type of ``np.copy`` of array ``name``: Numba keeps a Fortran-ordered array
+        Fortran-ordered, and makes others C-contiguous."""
+        from numba.core.registry import cpu_target
+        typing = cpu_target.typing_context
+        fnty = typing.resolve_value_type(np.copy)
+        return typing.resolve_function_type(fnty, (self.typeof(name),), {}).return_type
 
     def never_written(self, name):
         """Whether no statement anywhere can write into the memory of array ``name`` (a

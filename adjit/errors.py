@@ -23,7 +23,12 @@ class UnsupportedError(AdjitError, NotImplementedError):
             line = _source_line(loc)
             if line:
                 where += f"\n    {line}"
-        msg = f"adjit cannot differentiate {construct} in function '{func_name}'{where}"
+        inner = _enclosing_def(loc) if loc is not None else None
+        if inner and inner != func_name.rsplit(".", 1)[-1]:
+            func_name = f"{func_name}' (in '{inner}', inlined into it)"
+            msg = f"adjit cannot differentiate {construct} in function '{func_name}{where}"
+        else:
+            msg = f"adjit cannot differentiate {construct} in function '{func_name}'{where}"
         if detail:
             msg += f"\n  ({detail})"
         super().__init__(msg)
@@ -80,6 +85,28 @@ def primal_refusal(name, argtypes, error):
         + (f", at {where}" if where else "") + f". Calling '{name}' itself with these "
         "arguments shows Numba's whole message: either an argument has a type the function "
         "does not accept, or the function uses something Numba does not support")
+
+
+def _enclosing_def(loc):
+    """The name of the ``def`` whose body holds source line ``loc``, or None: code of an
+    ``inline='always'`` helper keeps the helper's lines inside its caller."""
+    try:
+        lines = loc.get_lines()
+    except Exception:
+        return None
+    if not lines or not loc.line or loc.line > len(lines):
+        return None
+    here = lines[loc.line - 1]
+    own = re.match(r"\s*def\s+(\w+)", here)
+    if own:  # the def line itself (its arguments)
+        return own.group(1)
+    indent = len(here) - len(here.lstrip())
+    for text in reversed(lines[:loc.line]):
+        stripped = text.lstrip()
+        found = re.match(r"def\s+(\w+)", stripped)
+        if found and len(text) - len(stripped) < indent:
+            return found.group(1)
+    return None
 
 
 def _source_line(loc):

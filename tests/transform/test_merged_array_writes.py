@@ -144,3 +144,25 @@ def test_an_alias_made_before_the_merge_is_still_refused():
     with pytest.raises(adjit.UnsupportedError, match=r"'unew', which is 'unew' on one path"):
         adjit.grad(_alias_made_before_the_swap_loop)(u0, 3)
     check_jvp(_alias_made_before_the_swap_loop, u0, 3)
+
+
+def _updated_then_rebound(x0):
+    # a velocity-Verlet-like loop: a constant increment made from the state's shape,
+    # then the state rebound to a new array (a periodic wrap, a rescale)
+    x = x0.copy()
+    v = np.ones_like(x)
+    for _ in range(3):
+        x += v
+        x = x * 0.5
+    return np.sum(x ** 2)
+
+
+def test_an_array_read_only_for_its_shape_is_no_second_name():
+    """``np.ones_like(x)`` reads ``x``'s shape and makes a new array: no alias of the copy
+    that the loop merges with its rebound state (this was refused, with advice that
+    could not be followed)."""
+    from adjit.testing import check_hvp
+    x0 = np.array([0.5, 1.0, 2.5])
+    check_grad(_updated_then_rebound, x0)
+    check_jvp(_updated_then_rebound, x0)
+    check_hvp(_updated_then_rebound, x0)

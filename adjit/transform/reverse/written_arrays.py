@@ -5,6 +5,7 @@ path and another on the other."""
 from numba.core import ir, types
 
 from ...capture.effects import callee_container_writes, returned_view_of_call
+from ...rules.arrays import lookup_allocation
 from ...rules.classify import call_name
 
 
@@ -122,7 +123,17 @@ class WrittenArrays:
         return sum(1 for node, block in self.blocks.items() for s in block.body
                    if not isinstance(s, ir.Del) and any(v.name == name for v in s.list_vars())
                    and not (isinstance(s, ir.Assign) and s.target.name == name)
+                   and not self._reads_only_its_shape(s)
                    and (node in after or not _element_write_into(s, name)))
+
+    def _reads_only_its_shape(self, stmt):
+        """Whether ``stmt`` reads arrays only for their shape or to make a new array from
+        them (``v = np.ones_like(x)``, ``n = x.shape[0]``): no second name for ``x``."""
+        value = stmt.value if isinstance(stmt, ir.Assign) else None
+        if isinstance(value, ir.Expr) and value.op == "getattr":
+            return value.attr in ("shape", "size", "ndim", "dtype")
+        return (isinstance(value, ir.Expr) and value.op == "call"
+                and lookup_allocation(self.callee_object(value.func)) is not None)
 
 
 def _element_write_into(stmt, name):

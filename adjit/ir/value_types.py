@@ -1,6 +1,7 @@
 """What kind of value a Numba type describes, as differentiation sees it: a float, a float
 array (the values that carry derivatives), or another scalar. Every stage asks these, so
 they sit at the bottom layer."""
+import numpy as np
 from numba.core import types
 
 
@@ -22,3 +23,13 @@ def is_differentiable(typ):
 def is_scalar(typ):
     """A number or a boolean."""
     return isinstance(typ, (types.Float, types.Integer, types.Boolean))
+
+
+def copy_type(typ):
+    """The type of ``np.copy`` of a value of type ``typ``: Numba keeps a Fortran-ordered
+    array Fortran-ordered and makes other arrays C-contiguous (a snapshot the forward
+    pass saves has this type)."""
+    from numba.core.registry import cpu_target
+    typing = cpu_target.typing_context
+    fnty = typing.resolve_value_type(np.copy)
+    return typing.resolve_function_type(fnty, (typ,), {}).return_type

@@ -21,7 +21,7 @@ from ...errors import UnsupportedError
 from ...ir.builder import Emitter, clone_value
 from ..analysis import operands
 from ..partials import plain_constant_products
-from ...ir.value_types import is_float, is_float_array, is_scalar
+from ...ir.value_types import copy_type, is_float, is_float_array, is_scalar
 from .lists import start_shadows as start_list_shadows
 from .context import (TAPE, YBAR, bar, bar_item, is_basic_index, local_shadow, shadow_arg,
                       shape_of, zero_of)
@@ -233,7 +233,7 @@ class ReversePass:
                                        ir.Var(self.scope, name, loc), "snapshot")
                 self.sources[label, rec] = ("var", snap)
             if rec != name:  # the reads of this run see this run's snapshot
-                ctx.synthetic_types[rec] = ctx.copy_type(name)
+                ctx.synthetic_types[rec] = copy_type(ctx.typeof(name))
                 self.inserts.append((self.marks[last], ir.Assign(
                     ir.Var(self.scope, rec, loc), ir.Var(self.scope, name, loc), loc)))
             names.append(rec)

@@ -29,7 +29,7 @@ from ...ir.lists import ARRAY_MAKERS, list_reduction
 
 from ...rules.arrays import fresh_shadow, lookup_allocation
 from ...capture.effects import call_writes, callee_draws_random
-from ...ir.value_types import is_float_array
+from ...ir.value_types import copy_type, is_float_array
 from .saved_shapes import SavedShapes, shape_of  # noqa: F401 (shape_of: re-exported)
 from .tuple_items import TupleItems
 from .written_arrays import WrittenArrays
@@ -482,21 +482,13 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays):
         from numba.core.registry import cpu_target
         func, copy = fresh_name("$copy"), fresh_name(hint)
         self.synthetic_types[func] = cpu_target.typing_context.resolve_value_type(np.copy)
-        self.synthetic_types[copy] = self.copy_type(source.name)
+        self.synthetic_types[copy] = copy_type(self.typeof(source.name))
         self.saved_by_reference.add(copy)
         before.extend([
             (func, ir.Global("copy", np.copy, source.loc)),
             (copy, ir.Expr.call(ir.Var(source.scope, func, source.loc), [source], (),
                                 source.loc))])
         return copy
-
-    def copy_type(self, name):
-        """The type of ``np.copy`` of array ``name``: Numba keeps a Fortran-ordered array
-        Fortran-ordered, and makes others C-contiguous."""
-        from numba.core.registry import cpu_target
-        typing = cpu_target.typing_context
-        fnty = typing.resolve_value_type(np.copy)
-        return typing.resolve_function_type(fnty, (self.typeof(name),), {}).return_type
 
     def never_written(self, name):
         """Whether no statement anywhere can write into the memory of array ``name`` (a

@@ -97,9 +97,8 @@ def _enclosing_def(loc):
     if not lines or not loc.line or loc.line > len(lines):
         return None
     here = lines[loc.line - 1]
-    own = re.match(r"\s*def\s+(\w+)", here)
-    if own:  # the def line itself (its arguments)
-        return own.group(1)
+    if re.match(r"\s*def\s", here):  # the def line itself: no helper's body
+        return None
     indent = len(here) - len(here.lstrip())
     for text in reversed(lines[:loc.line]):
         stripped = text.lstrip()

@@ -283,7 +283,7 @@ def test_vjp_returns_an_output_written_into_an_argument():
     np.testing.assert_allclose(xbar, 4.0 * x, rtol=1e-15)
 
 
-def _square_into(x, out):
+def _square_then_weigh(x, out):
     for i in range(x.shape[0]):
         out[i] = x[i] * x[i]
     return np.sum(out * x)
@@ -293,11 +293,11 @@ _M = np.array([0.3, 1.2, -0.7, 0.45])
 
 
 @pytest.mark.parametrize("call", [
-    lambda: adjit.grad(_square_into)(_M, _M),
-    lambda: adjit.value_and_grad(_square_into)(_M[1:], _M[:3]),
-    lambda: adjit.vjp(_square_into)(_M, _M, 1.0),
-    lambda: adjit.jvp(_square_into)(_M, _M, _M, _M),
-    lambda: adjit.hvp(_square_into)(_M, _M, _M),
+    lambda: adjit.grad(_square_then_weigh)(_M, _M),
+    lambda: adjit.value_and_grad(_square_then_weigh)(_M[1:], _M[:3]),
+    lambda: adjit.vjp(_square_then_weigh)(_M, _M, 1.0),
+    lambda: adjit.jvp(_square_then_weigh)(_M, _M, _M, _M),
+    lambda: adjit.hvp(_square_then_weigh)(_M, _M, _M),
 ], ids=["grad", "value_and_grad", "vjp", "jvp", "hvp"])
 def test_an_array_passed_twice_to_a_function_that_writes_it_is_refused(call):
     """One buffer as ``x`` and as ``out``: each argument gets a shadow of its own, so the
@@ -308,7 +308,7 @@ def test_an_array_passed_twice_to_a_function_that_writes_it_is_refused(call):
 
 def test_separate_arrays_for_a_written_argument_still_differentiate():
     from adjit.testing import check_grad, check_hvp, check_jvp
-    check_grad(_square_into, _M, np.zeros(4))
-    check_jvp(_square_into, _M, np.zeros(4))
-    check_hvp(_square_into, _M, np.zeros(4))
-    assert np.allclose(adjit.grad(_square_into)(_M, np.zeros(4)), 3 * _M ** 2)
+    check_grad(_square_then_weigh, _M, np.zeros(4))
+    check_jvp(_square_then_weigh, _M, np.zeros(4))
+    check_hvp(_square_then_weigh, _M, np.zeros(4))
+    assert np.allclose(adjit.grad(_square_then_weigh)(_M, np.zeros(4)), 3 * _M ** 2)

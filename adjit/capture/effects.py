@@ -8,7 +8,7 @@ import numpy as np
 from numba.core import ir, types
 
 from ..compile.caches import owned_cache
-from ..ir.nodes import copy_root, defining_stmts, global_value, is_basic_index
+from ..ir.nodes import copy_root, defining_stmts, global_value
 from ..ir.numpy_effects import numpy_writes
 from ..rules.classify import array_op_site, classify_call
 from .methods import ContiguousAliases
@@ -349,64 +349,6 @@ def memory_root(fn, definition, name, _seen=None):
                  for v in value.incoming_values if isinstance(v, ir.Var)} - {None}
         return roots.pop() if len(roots) == 1 else None
     return name
-
-
-_returned_view = {}
-
-
-def returns_argument_view(dispatcher, argtypes):
-    """Whether an ``@njit`` function may return a view into an array argument that is not
-    the argument itself on every path (``return y[1:]``, ``return Y[i]``, ``return y.T``,
-    ``return u.reshape(n, m)``, ``return a if flag else b``): the caller cannot give the
-    result its argument's shadow, so writes to either are refused."""
-    key = (py_function_of(dispatcher), tuple(argtypes))
-    if key in _returned_view:
-        return _returned_view[key]
-    try:
-        fn = capture(dispatcher, argtypes)
-    except Exception:  # cannot analyse the callee: no view claimed
-        _returned_view[key] = False
-        return False
-    defs = defining_stmts(fn.func_ir.blocks)
-
-    def definition(name):
-        assigned = defs.get(name, ())
-        return assigned[0][1].value if len(assigned) == 1 else None
-
-    def views_argument(name, depth=0, seen=frozenset()):
-        # through views (basic indexing, .T, reshape, ravel ...), copies and helpers'
-        # returned arguments, back to an argument: a view of it (depth > 0), or itself
-        # where the paths disagree on which (``return a if flag else b``)
-        if not isinstance(fn.typeof(name), types.Array):
-            return False  # an element (``return y[i]``) is a number, not a view
-        root = memory_root(fn, definition, name) or copy_root(definition, name)
-        if root in seen:
-            return False
-        value = definition(root)
-        if isinstance(value, ir.Arg):
-            return isinstance(argtypes[value.index], types.Array) and (
-                depth > 0 or whole is None)
-        if isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem") and (
-                fn.calltypes.get(value) is None
-                or not is_basic_index(fn.calltypes[value].args[1])):
-            return False  # fancy indexing: a copy
-        site = array_op_site(fn, value) if isinstance(value, ir.Expr) else None
-        deeper = depth + (0 if returned_argument_of_call(fn, value) is not None
-                          or (isinstance(value, ir.Expr) and value.op == "phi") else 1)
-        parents = array_parents(fn, root, defs) if site is None or (
-            site.op.shape == "view") else []
-        return any(views_argument(p.name, deeper, seen | {root}) for p in parents)
-    whole = _returned_arguments(dispatcher, argtypes)[0]
-    found = any(views_argument(b.terminator.value.name) for b in fn.func_ir.blocks.values()
-                if isinstance(b.terminator, ir.Return))
-    _returned_view[key] = found
-    return found
-
-
-def returned_view_of_call(fn, value):
-    """Whether ``value`` calls an ``@njit`` function that returns a view into one of its
-    array arguments (see ``returns_argument_view``)."""
-    return bool(_call_returns(fn, value, returns_argument_view))
 
 
 def returned_argument_of_call(fn, value):

@@ -123,7 +123,8 @@ def _zeroed_array(context, builder, result, shape):
     return impl_ret_new_ref(context, builder, result, out._getvalue())
 
 
-defallocation((np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like, np.ones_like))
+defallocation((np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like, np.ones_like, np.eye,
+               np.identity))
 defallocation((zeros_shadow, zeros_shaped))
 defallocation((np.full, np.full_like), filled=True)
 

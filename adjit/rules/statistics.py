@@ -142,18 +142,33 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 
 
 @internal_jit
-def cov(m):
-    """``np.cov(m)`` of a 2-D ``m`` (rows are variables, the ``n - 1`` normalisation)."""
-    n = m.shape[1]
-    centred = m - np.expand_dims(np.sum(m, axis=1) / n, 1)
-    return (centred @ centred.T) / (n - 1)
+def _covariance(v, ddof):
+    """The covariance of the rows of 2-D ``v``, normalised by ``n - ddof``."""
+    n = v.shape[1]
+    centred = v - np.expand_dims(np.sum(v, axis=1) / n, 1)
+    return (centred @ centred.T) / (n - ddof)
 
 
 @internal_jit
-def corrcoef(x):
-    """``np.corrcoef(x)`` of a 2-D ``x``: the covariance scaled by the standard
+def cov(m, y=None, rowvar=True, bias=False, ddof=None):
+    """``np.cov`` of a 2-D ``m`` with NumPy's parameters but ``y`` (refused if given):
+    ``rowvar=False`` (variables in columns), ``bias``, ``ddof``."""
+    if y is not None:
+        raise ValueError("adjit: np.cov with a second array y is not supported; "
+                         "stack the variables into one array")
+    d = 0 if bias else 1
+    if ddof is not None:
+        d = ddof
+    if rowvar:
+        return _covariance(m, d)
+    return _covariance(m.T, d)
+
+
+@internal_jit
+def corrcoef(x, y=None, rowvar=True):
+    """``np.corrcoef`` of a 2-D ``x``: the covariance scaled by the standard
     deviations, clipped to [-1, 1] as NumPy does."""
-    c = cov(x)
+    c = cov(x, y, rowvar)
     d = np.sqrt(np.diag(c))
     return np.clip(c / np.outer(d, d), -1.0, 1.0)
 

@@ -32,7 +32,8 @@ def _carries(typ):
     return not isinstance(typ, (types.Number, types.Boolean, types.NoneType,
                                 types.Function, types.Dispatcher, types.Module,
                                 types.NumberClass, types.StringLiteral, types.UnicodeType,
-                                types.RangeType, types.SliceType, types.EnumMember))
+                                types.RangeType, types.SliceType, types.EnumMember,
+                                types.DType))
 
 
 @dataclass

@@ -279,9 +279,12 @@ def fwd_getattr(ctx, stmt, e):
     if site is not None:
         return fwd_array_op(ctx, stmt, e, site)
     if ctx.active(stmt.target):  # it would need a tangent: no rule says what it is
+        owner = ctx.typeof(stmt.value.value.name)
+        advice = ("iterate over a.ravel() or index the array" if stmt.value.attr == "flat"
+                  else "adjit carries derivatives through floats, arrays and tuples of "
+                  f"them, not a {owner}: return a tuple from the helper instead")
         raise ctx.unsupported(f"the attribute '.{stmt.value.attr}' of a differentiated "
-                              "value", stmt.loc, "no rule covers it (for a.flat, iterate "
-                              "over a.ravel() or index the array)")
+                              "value", stmt.loc, f"no rule covers it ({advice})")
     fwd_plain(ctx, stmt, e)
 
 

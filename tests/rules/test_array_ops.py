@@ -49,6 +49,13 @@ def flatten(a): return np.sum(np.sin(a.flatten()) * np.arange(6.0))
 def ravel_func(a): return np.sum(np.ravel(a.T) ** 3)  # a copy: C-contiguous is a view
 def ravel_method(a): return np.sum(np.cos(a.T.ravel()) * a.ravel())
 def astype_method(a): return np.sum(np.sin(a.astype(np.float64)) * a)  # always a copy
+def identity_and_dtypes(x, d):
+    # npbench's correlation starts from np.eye(M, dtype=data.dtype); dpbench's PCA casts
+    # with another array's dtype: neither dtype nor identity carries a derivative
+    c = np.eye(3, dtype=x.dtype)
+    c[0, 1:3] = x[1:3] * x[0]
+    return (np.sum(c @ c) + np.sum(np.identity(3) * x[0])
+            + np.sum(np.dot(d.T.astype(x.dtype), d) ** 2))
 def cumsum_func(x): return np.sum(np.cumsum(x) ** 2)
 def cumsum_method(x): return np.sum(np.sin(x.cumsum()))
 def cross(a, b): return np.sum(np.cross(a, b) ** 2) + np.cross(a * a, b)[1]
@@ -237,6 +244,7 @@ CASES = [
     (ravel_func, (M23,), 0, ["np.ravel"]),
     (ravel_method, (M23,), 0, ["x.ravel"]),
     (astype_method, (M23,), 0, ["x.astype"]),
+    (identity_and_dtypes, (V3, M23), (0, 1), []),
     (cumsum_func, (V6,), 0, ["np.cumsum"]),
     (cumsum_method, (V6,), 0, ["x.cumsum"]),
     (cross, (V3, W3), (0, 1), ["np.cross"]),

@@ -43,6 +43,12 @@ def covariance(m):
     return np.sum(np.cov(m) ** 2) + np.sum(np.sin(np.corrcoef(m)))
 
 
+def covariance_options(m):
+    # variables in columns (dpbench's PCA: np.cov(data, rowvar=False)), bias, ddof
+    return (np.sum(np.cov(m, rowvar=False) ** 2) + np.sum(np.cov(m, bias=True) * m[:, :3])
+            + np.sum(np.cov(m, ddof=0) ** 2) + np.sum(np.corrcoef(m, rowvar=False) ** 2))
+
+
 def scalar_ufuncs(x, y):
     return np.sum(np.logaddexp(x, y) + np.logaddexp2(x, 2.0 * y) + np.reciprocal(y)
                   + np.sinc(x) + np.remainder(x, 0.7) * x + np.fmod(y, 0.4) * y
@@ -56,6 +62,7 @@ CASES = [
     (nan_reductions, (V6,), 0, ["np.nansum", "np.nanmean", "np.nanmax", "np.nanmin"]),
     (weighted, (V6, np.abs(V6) + 0.5), (0, 1), ["np.average", "np.trapezoid"]),
     (covariance, (M34,), 0, ["np.cov", "np.corrcoef"]),
+    (covariance_options, (M34,), 0, []),
     (scalar_ufuncs, (X2, X2[::-1] + 0.1), (0, 1), []),
 ]
 IDS = [c[0].__name__ for c in CASES]
@@ -80,7 +87,7 @@ def test_jvp(f, args, argnums, _):
 
 # covariance is left out of hvp for compile time (a minute at -O1): its helper's products
 # and axis sums are covered under hvp by test_array_ops
-HVP_CASES = [c for c in CASES if c[0] is not covariance]
+HVP_CASES = [c for c in CASES if c[0] not in (covariance, covariance_options)]
 
 
 @pytest.mark.parametrize("f,args,argnums,_", HVP_CASES, ids=[c[0].__name__ for c in HVP_CASES])

@@ -166,3 +166,22 @@ def test_an_array_read_only_for_its_shape_is_no_second_name():
     check_grad(_updated_then_rebound, x0)
     check_jvp(_updated_then_rebound, x0)
     check_hvp(_updated_then_rebound, x0)
+
+
+def _two_updates_per_step(vel, n):
+    # npbench's nbody: two half-step kicks of one argument per iteration
+    for _ in range(n):
+        vel += vel * 0.1
+        vel += vel * 0.2
+    return np.sum(vel * vel)
+
+
+def test_two_in_place_updates_of_one_argument_in_a_loop():
+    """The second update writes through a copy of the loop's phi of ``vel`` with itself:
+    one array, not a merge of two (it was refused as one)."""
+    from adjit.testing import check_hvp
+    x = np.array([0.3, -0.2, 1.1])
+    assert np.allclose(adjit.grad(_two_updates_per_step)(x.copy(), 3), 2 * x * 1.32 ** 6)
+    check_grad(_two_updates_per_step, x.copy(), 3)
+    check_jvp(_two_updates_per_step, x.copy(), 3)
+    check_hvp(_two_updates_per_step, x.copy(), 3)

@@ -9,6 +9,7 @@ over NumPy-heavy code):
   generated code did not compile).
 
 Every mode is checked against finite differences."""
+import numba
 import numpy as np
 import pytest
 
@@ -85,3 +86,26 @@ def test_jvp(f, args, argnums):
 @pytest.mark.parametrize("f,args,argnums", CASES, ids=IDS)
 def test_hvp(f, args, argnums):
     check_hvp(f, *_args(args), argnums=argnums)
+
+
+@numba.njit
+def _accumulate_4d(x, out):
+    for i in range(2):
+        for j in range(2):
+            out[i, j, 0, 0] += x[i] * x[j]
+
+
+def filled_4d(x):
+    # numba-examples' fbcorr: a helper accumulating into a 4-D output
+    out = np.zeros((2, 2, 1, 1))
+    _accumulate_4d(x, out)
+    return np.sum(out.reshape(4) * np.arange(1.0, 5.0))
+
+
+def test_a_4d_array_a_helper_writes_under_hvp():
+    """The reverse pass snapshots the 4-D array; forward mode over it copies it too
+    (hvp refused 'np.copy', which the user never wrote)."""
+    x = np.array([0.3, 0.7])
+    check_grad(filled_4d, x)
+    check_jvp(filled_4d, x)
+    check_hvp(filled_4d, x)

@@ -15,7 +15,8 @@ import operator
 from numba.core import ir, types
 
 from ...compile.dispatcher import is_derivative
-from ...capture.effects import call_writes, returned_argument_of_call, returned_view_of_call
+from ...capture.effects import call_writes, returned_argument_of_call
+from ...capture.returned_memory import shares_argument_memory
 from ...ir.value_types import is_differentiable, is_float, is_float_array
 from ...rules.arrays import zeros_shadow
 from ...rules.classify import positional_count, refuse_omitted_default
@@ -180,10 +181,10 @@ def refuse_writes_under_returned_view(ctx, stmt, dispatcher):
     """A helper that returns a view of an array argument (``t = tail(y)``) whose parent
     the function writes into (``y *= 2``, ``y[2] = v``): the view's shadow is its own, so
     the write's effect on the view's values would be lost. Refused, whatever the order."""
-    if not returned_view_of_call(ctx.fn, stmt.value):
+    if not shares_argument_memory(ctx.fn, stmt.value):
         return
     changed = ctx.written | ctx.mutated
-    for a in stmt.value.args:
+    for a in _arrays_passed(ctx, stmt.value.args):
         if isinstance(ctx.typeof(a.name), types.Array) and (
                 ctx.array_base(a.name) in changed or None in changed):
             raise ctx.unsupported(
@@ -191,6 +192,17 @@ def refuse_writes_under_returned_view(ctx, stmt, dispatcher):
                 f"'{dispatcher.py_func.__qualname__}(...)' returns a view of it,", stmt.loc,
                 "return a copy from the helper, or take the view in the function itself "
                 "(y[1:] instead of tail(y))")
+
+
+def _arrays_passed(ctx, args):
+    """The call's arguments, with the items of a tuple built in the function
+    (``first((y, x))``) in its place."""
+    for a in args:
+        built = ctx.definition(ctx.array_root(a.name))
+        if isinstance(built, ir.Expr) and built.op == "build_tuple":
+            yield from built.items
+        else:
+            yield a
 
 
 def refuse_opaque_arguments(ctx, stmt, groups):

@@ -447,6 +447,9 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays):
                     mutated.add(self.array_base(value.lhs.name))
                 elif value.op == "call":
                     self.check_container_writes(stmt)
+                    for arr in call_writes(self.fn, value):  # a helper's returned view too
+                        self.check_helper_memory_write(arr, self.array_base(arr.name),
+                                                       stmt.loc)
                     for arr in self.arrays_a_call_may_write(stmt):
                         mutated.add(self.array_base(arr.name))
                     if self.derives_call(stmt):  # its reverse restores its writes

@@ -4,7 +4,8 @@ returns, into undifferentiated arguments, and through a name that is one array o
 path and another on the other."""
 from numba.core import ir, types
 
-from ...capture.effects import callee_container_writes, returned_view_of_call
+from ...capture.effects import callee_container_writes
+from ...capture.returned_memory import item_shares_memory, shares_argument_memory
 from ...rules.arrays import lookup_allocation
 from ...rules.classify import call_name
 
@@ -25,13 +26,7 @@ class WrittenArrays:
             raise self.unsupported(f"writing into {self.user_name(stmt.target.name)}, an "
                                    "array inside a tuple argument,", stmt.loc,
                                    "pass the array as an argument of its own")
-        made = self.definition(base) if base is not None else None
-        if returned_view_of_call(self.fn, made):
-            callee = call_name(self.callee_object(made.func))
-            raise self.unsupported(f"writing into {self.user_name(stmt.target.name)}, a view "
-                                   f"of an argument that '{callee}(...)' returns,",
-                                   stmt.loc, "write into the argument itself (y[1:] "
-                                   "instead of tail(y)), or return a copy from the helper")
+        self.check_helper_memory_write(stmt.target, base, stmt.loc)
         if base is None and self.read_at_variable_index(stmt.target.name):
             raise self.unsupported(f"writing into {self.user_name(stmt.target.name)}, an "
                                    "array read out of a tuple at a variable index (as in "
@@ -44,6 +39,36 @@ class WrittenArrays:
             raise self.unsupported(f"writing into an array argument ('{arg.name}') that is "
                                    "not differentiated", stmt.loc,
                                    "add it to argnums, or write into a new array")
+
+    def check_helper_memory_write(self, target, base, loc):
+        """A write into an array a helper returned that may share memory with its
+        arguments or with another item it returned (``t = tail(y)``, ``U =
+        as_grid(u)``, ``A, r = make(x)`` with ``r = A[0]``): the shadow reverse mode gives
+        the result would miss the write's effect on the other name. Refused."""
+        made = self.definition(base) if base is not None else None
+        call, item = self.returning_call(made)
+        if call is None or not (shares_argument_memory(self.fn, call) if item is None
+                                else item_shares_memory(self.fn, call, item)):
+            return
+        callee = call_name(self.callee_object(call.func))
+        raise self.unsupported(f"writing into {self.user_name(target.name)}, a view "
+                               f"of an argument that '{callee}(...)' returns,", loc,
+                               "write into the argument itself (y[1:] instead of "
+                               "tail(y)), or return a copy from the helper")
+
+    def returning_call(self, value):
+        """``(call, None)`` when ``value`` is an ``@njit`` helper's call, ``(call, k)``
+        when it is item ``k`` of the tuple such a call returns, else ``(None, None)``."""
+        item = None
+        if (isinstance(value, ir.Expr) and value.op == "static_getitem"
+                and isinstance(value.index, int)):
+            item, value = value.index, self.definition(self.array_root(value.value.name))
+            if isinstance(value, ir.Expr) and value.op == "exhaust_iter":
+                value = self.definition(self.array_root(value.value.name))
+        if (isinstance(value, ir.Expr) and value.op == "call"
+                and isinstance(self.typeof(value.func.name), types.Dispatcher)):
+            return value, item
+        return None, None
 
     def check_container_writes(self, stmt):
         """A call of an ``@njit`` helper that writes array items of a tuple argument
@@ -95,7 +120,7 @@ class WrittenArrays:
         root = self.array_root(stmt.target.name)
         value = self.definition(root)
         if not (isinstance(value, ir.Expr) and value.op == "phi") or (
-                self.alias_phi_source(stmt.target.name) is not None):
+                self.alias_phi_source(root) is not None):  # (``root``: through copies)
             return
         label, dom = self.defs[root][0][0], self.cfg.dominators()
         for v, came_from in zip(value.incoming_values, value.incoming_blocks):

@@ -143,12 +143,12 @@ class _Freshness:
     def fresh_call(self, name, value, seen):
         """A call: a helper's fresh result, an allocation, a ufunc or rule that returns a
         new array; a view-like rule (``np.ravel``) is fresh when its argument is."""
+        parents = array_parents(self.fn, name, self.defs)  # ``return fill(x, out)``: out
+        if parents:
+            return all(self.fresh(p.name, seen) for p in parents)
         found = _call_returns(self.fn, value, self.helper_results)
         if found is not None:
             return found[0]
-        parents = array_parents(self.fn, name, self.defs)
-        if parents:
-            return all(self.fresh(p.name, seen) for p in parents)
         site = array_op_site(self.fn, value)
         if site is not None and site.op.shape == "view":
             return self.fresh(site.args[0].name, seen)

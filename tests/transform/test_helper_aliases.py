@@ -253,3 +253,29 @@ def test_reading_a_returned_view_still_differentiates():
     x = np.array([0.3, 0.7, 1.1])
     check_grad(read_only_view, x)
     check_hvp(read_only_view, x)
+
+
+@numba.njit
+def _doubled_into(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] * 2.0
+    return out
+
+
+@numba.njit
+def _doubled(x):
+    out = np.empty(x.shape[0])
+    return _doubled_into(x, out)
+
+
+def written_fresh_result(x):
+    y = _doubled(x)  # fresh: the helper's own buffer, filled by another helper
+    y[0] = x[1] ** 2
+    return np.sum(y * y * x)
+
+
+def test_a_result_a_helper_made_through_another_helper_may_be_written():
+    x = np.array([0.3, 0.7, 1.1])
+    check_grad(written_fresh_result, x)
+    check_jvp(written_fresh_result, x)
+    check_hvp(written_fresh_result, x)

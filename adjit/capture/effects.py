@@ -18,8 +18,7 @@ from .typed_ir import capture, py_function_of
 def array_parents(fn, name, defs):
     """The arrays that array ``name`` aliases: the source of a copy or cast, the parent
     of a view (``a[i]``, ``a[1:]``, a row of ``for row in a``), the inputs of a phi."""
-    found = defs.get(name, ())
-    value = found[0][1].value if len(found) == 1 else None
+    value = defined_value(defs, name)
     if isinstance(value, ir.Var):
         return [value]
     if not isinstance(value, ir.Expr):
@@ -53,7 +52,9 @@ def array_parents(fn, name, defs):
     return []
 
 
-def _single(defs, name):
+def defined_value(defs, name):
+    """The value assigned to ``name``, when ``defs`` (``defining_stmts``) has exactly one
+    assignment of it; else None."""
     found = defs.get(name, ())
     return found[0][1].value if len(found) == 1 else None
 
@@ -69,7 +70,7 @@ def _iterated(value, defs):
         var = value if isinstance(value, ir.Var) else getattr(value, "value", None)
         if not isinstance(var, ir.Var):
             return None
-        value = _single(defs, var.name)
+        value = defined_value(defs, var.name)
     return None
 
 
@@ -90,19 +91,19 @@ def _zipped_rows(fn, tuple_var, k, defs):
 def _yielded_by(fn, var, defs, depth=0):
     """The ``enumerate(...)`` or ``zip(...)`` call whose iteration yields tuple ``var``
     (through copies and unpacking), else None."""
-    value = _single(defs, copy_root(lambda n: _single(defs, n), var.name))
+    value = defined_value(defs, copy_root(lambda n: defined_value(defs, n), var.name))
     if depth > 8 or not isinstance(value, ir.Expr):
         return None
     if value.op == "exhaust_iter":
         return _yielded_by(fn, value.value, defs, depth + 1)
     if value.op == "pair_first":
         source = _iterated(value, defs)
-        made = _single(defs, source.name) if source is not None else None
+        made = defined_value(defs, source.name) if source is not None else None
     elif value.op == "static_getitem" and value.index == 1:  # enumerate(zip(U, V))
         outer = _yielded_by(fn, value.value, defs, depth + 1)
         if outer is None or global_value(fn.func_ir.blocks, outer.func) is not enumerate:
             return None
-        made = _single(defs, copy_root(lambda n: _single(defs, n), outer.args[0].name))
+        made = defined_value(defs, copy_root(lambda n: defined_value(defs, n), outer.args[0].name))
     else:
         return None
     if (isinstance(made, ir.Expr) and made.op == "call" and not made.kws
@@ -250,8 +251,7 @@ def _item_of_containers(fn, name, defs):
     instance."""
     if isinstance(fn.typeof(name), CONTAINERS):  # ``for a in L``: the List itself
         return _container_sources(name, defs)
-    found = defs.get(name, ())
-    value = found[0][1].value if len(found) == 1 else None
+    value = defined_value(defs, name)
     if not isinstance(value, ir.Expr):
         return set()
     if value.op in ("getitem", "static_getitem", "getattr") and isinstance(
@@ -268,8 +268,7 @@ def _container_sources(name, defs):
         if n in seen:
             continue
         seen.add(n)
-        found = defs.get(n, ())
-        value = found[0][1].value if len(found) == 1 else None
+        value = defined_value(defs, n)
         if isinstance(value, ir.Var):
             todo.append(value.name)
         elif isinstance(value, ir.Expr) and value.op in ("exhaust_iter", "cast"):
@@ -308,8 +307,7 @@ def _returned_arguments(dispatcher, argtypes):
         defs = defining_stmts(fn.func_ir.blocks)
 
         def definition(name):
-            assigned = defs.get(name, ())
-            return assigned[0][1].value if len(assigned) == 1 else None
+            return defined_value(defs, name)
 
         def arg_index(name):
             root = memory_root(fn, definition, name)
@@ -354,19 +352,19 @@ def memory_root(fn, definition, name, _seen=None):
 def returned_argument_of_call(fn, value):
     """The argument variable a call of an ``@njit`` function returns (see
     ``returned_argument``), else None."""
-    k = _call_returns(fn, value, returned_argument)
+    k = call_returns(fn, value, returned_argument)
     return value.args[k] if k is not None else None
 
 
 def returned_item_argument_of_call(fn, value, item):
     """The argument variable that item ``item`` of the tuple a call of an ``@njit``
     function returns is (see ``returned_item_arguments``), else None."""
-    items = _call_returns(fn, value, returned_item_arguments)
+    items = call_returns(fn, value, returned_item_arguments)
     k = items[item] if items is not None and item < len(items) else None
     return value.args[k] if k is not None else None
 
 
-def _call_returns(fn, value, analysis):
+def call_returns(fn, value, analysis):
     """``analysis(dispatcher, argtypes)`` of a positional call of an ``@njit`` function,
     else None."""
     if not (isinstance(value, ir.Expr) and value.op == "call") or value.kws or value.vararg:

@@ -18,7 +18,8 @@ from ..compile.caches import owned_cache
 from ..ir.nodes import copy_root, defining_stmts, is_basic_index
 from ..rules.arrays import lookup_allocation
 from ..rules.classify import array_op_site, callee_key, callee_object, classify_call
-from .effects import (_call_returns, _returned_arguments, array_parents, memory_root)
+from .effects import (array_parents, call_returns, defined_value, memory_root,
+                      returned_argument_of_call, returned_item_arguments)
 from .typed_ir import capture, py_function_of
 
 _fresh = owned_cache("fresh_results")
@@ -58,8 +59,7 @@ class _Freshness:
         self.defs = defining_stmts(fn.func_ir.blocks)
 
     def definition(self, name):
-        assigned = self.defs.get(name, ())
-        return assigned[0][1].value if len(assigned) == 1 else None
+        return defined_value(self.defs, name)
 
     def results(self):
         """``(whole, items)`` over every ``return``."""
@@ -133,7 +133,7 @@ class _Freshness:
         if made.op == "build_tuple":
             return self.fresh(made.items[k].name, seen)
         if made.op == "call":
-            items = _call_returns(self.fn, made, self.helper_results)
+            items = call_returns(self.fn, made, self.helper_results)
             return bool(items and items[1] and k < len(items[1]) and items[1][k])
         return False
 
@@ -146,7 +146,7 @@ class _Freshness:
         parents = array_parents(self.fn, name, self.defs)  # ``return fill(x, out)``: out
         if parents:
             return all(self.fresh(p.name, seen) for p in parents)
-        found = _call_returns(self.fn, value, self.helper_results)
+        found = call_returns(self.fn, value, self.helper_results)
         if found is not None:
             return found[0]
         site = array_op_site(self.fn, value)
@@ -175,13 +175,13 @@ def shares_argument_memory(fn, value):
     """Whether a call ``value`` of an ``@njit`` helper returns an array (or a tuple item)
     that may share memory with one of its arguments or with another item, and is not
     simply the argument it was given (``return out``)."""
-    found = _call_returns(fn, value, fresh_results)
+    found = call_returns(fn, value, fresh_results)
     if found is None:
         return False
     whole, items = found
     if items is None:
-        return not whole and _call_returns(fn, value, _first_returned) is None
-    same = _call_returns(fn, value, _item_returned) or ()
+        return not whole and returned_argument_of_call(fn, value) is None
+    same = call_returns(fn, value, returned_item_arguments) or ()
     return any(not fresh and (k >= len(same) or same[k] is None)
                for k, fresh in enumerate(items))
 
@@ -189,16 +189,8 @@ def shares_argument_memory(fn, value):
 def item_shares_memory(fn, value, k):
     """Whether item ``k`` of the tuple a helper call ``value`` returns may share memory
     with an argument or another item (see ``shares_argument_memory``)."""
-    found = _call_returns(fn, value, fresh_results)
+    found = call_returns(fn, value, fresh_results)
     if found is None or found[1] is None or k >= len(found[1]):
         return found is not None and not found[0]
-    same = _call_returns(fn, value, _item_returned) or ()
+    same = call_returns(fn, value, returned_item_arguments) or ()
     return not found[1][k] and (k >= len(same) or same[k] is None)
-
-
-def _first_returned(dispatcher, argtypes):
-    return _returned_arguments(dispatcher, argtypes)[0]
-
-
-def _item_returned(dispatcher, argtypes):
-    return _returned_arguments(dispatcher, argtypes)[1]

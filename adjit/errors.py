@@ -23,12 +23,11 @@ class UnsupportedError(AdjitError, NotImplementedError):
             line = _source_line(loc)
             if line:
                 where += f"\n    {line}"
+        shown = f"'{func_name}'"
         inner = _enclosing_def(loc) if loc is not None else None
         if inner and inner != func_name.rsplit(".", 1)[-1]:
-            func_name = f"{func_name}' (in '{inner}', inlined into it)"
-            msg = f"adjit cannot differentiate {construct} in function '{func_name}{where}"
-        else:
-            msg = f"adjit cannot differentiate {construct} in function '{func_name}'{where}"
+            shown += f" (in '{inner}', inlined into it)"
+        msg = f"adjit cannot differentiate {construct} in function {shown}{where}"
         if detail:
             msg += f"\n  ({detail})"
         super().__init__(msg)

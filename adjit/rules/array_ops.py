@@ -209,18 +209,10 @@ deflinear_array([take_rows], _reverse_take_rows, ndims=(2,), nargs=(2,))
 def take_rows_grid(a, index):
     """``a[index]`` for a 2-D ``a`` and a 2-D integer ``index``: ``V[faces]``, the rows of
     the vertex matrix ``V`` at each corner of each face, shape ``faces.shape + (m,)``
-    (negative positions count from the end), as ``GatherReadsToTake`` rewrites it."""
-    n, m = a.shape
+    (negative positions count from the end), as ``GatherReadsToTake`` rewrites it: the
+    rows at the flattened index, in the index's shape."""
     p, q = index.shape
-    out = np.empty((p, q, m), a.dtype)
-    for s in range(p):
-        for t in range(q):
-            i = index[s, t]
-            if i < -n or i >= n:
-                raise IndexError("index out of bounds")
-            for j in range(m):
-                out[s, t, j] = a[i, j]
-    return out
+    return take_rows(a, index.ravel()).reshape((p, q, a.shape[1]))
 
 
 def _reverse_take_rows_grid(g, shadow, index):

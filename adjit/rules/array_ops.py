@@ -162,7 +162,9 @@ def _reverse_diag(g, shadow, k=0):
             shadow[i] += g[i + row, i + col]
 
 
-deflinear_array([np.copy, np.ascontiguousarray, m("copy")], _add_same_shape, ndims=(1, 2, 3, 4))
+deflinear_array([np.copy, m("copy")], _add_same_shape, ndims=(0, 1, 2, 3, 4))
+# (a 0-d array's is 1-D: not the same shape)
+deflinear_array([np.ascontiguousarray], _add_same_shape, ndims=(1, 2, 3, 4))
 deflinear_array([np.sum], _reverse_sum_axis, ndims=(2, 3), nargs=(2,))
 deflinear_array([np.diag], _reverse_diag, nargs=(1, 2))
 deflinear_array([m("flatten"), np.ravel, m("ravel")], _add_flat)

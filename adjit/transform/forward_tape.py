@@ -58,6 +58,11 @@ def _record_form(tangent, primal):
     if not (isinstance(primal, types.Array) and isinstance(tangent, types.Array)):
         return lambda tangent, primal: tangent
     same_dtype = tangent.dtype == primal.dtype
+    if primal.ndim == 0:  # has no layout to convert (np.ascontiguousarray makes it 1-D)
+        if same_dtype:
+            return lambda tangent, primal: tangent
+        dt = as_dtype(primal.dtype)
+        return lambda tangent, primal: tangent.astype(dt)
     if primal.layout == "C":
         if same_dtype:
             return lambda tangent, primal: np.ascontiguousarray(tangent)

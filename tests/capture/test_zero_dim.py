@@ -58,6 +58,28 @@ def helper_returns_zero_d(x):
     return np.sum(_boxed(x[0]) * x[1])
 
 
+@njit
+def _accumulate_cubes(s, x):
+    for i in range(x.shape[0]):
+        s[()] += x[i] * x[i] * x[i]
+
+
+@njit
+def helper_writes_zero_d(x):
+    s = np.zeros(())
+    _accumulate_cubes(s, x)  # the reverse pass snapshots s: a 0-d np.copy
+    return s[()] * x[0]
+
+
+@njit
+def copied_zero_d(x):
+    s = np.zeros(())
+    s[()] = x[0] * x[1]
+    t = s.copy()
+    t *= x[2]
+    return np.sum(np.copy(t)) * x[1]
+
+
 VEC = np.array([0.3, -0.5, 0.8])
 CASES = {
     "zero_d_argument": (zero_d_argument, (np.array(0.7),)),
@@ -67,6 +89,8 @@ CASES = {
     "inplace_zero_d": (inplace_zero_d, (VEC,)),
     "broadcast_zero_d": (broadcast_zero_d, (np.array(1.3), VEC)),
     "helper_returns_zero_d": (helper_returns_zero_d, (VEC,)),
+    "helper_writes_zero_d": (helper_writes_zero_d, (VEC,)),
+    "copied_zero_d": (copied_zero_d, (VEC,)),
 }
 CHECKS = {"grad": check_grad, "jvp": check_jvp, "hvp": check_hvp}
 
@@ -88,3 +112,18 @@ def test_zero_d_closed_form():
     np.testing.assert_allclose(g, want, rtol=1e-13)
     np.testing.assert_allclose(adjit.grad(scalar_to_zero_d)(0.7),
                                6 * 0.7 + 2 * 0.7 * np.exp(0.49), rtol=1e-13)
+
+
+def test_zero_d_written_by_a_helper_hessian():
+    # f = x0 * sum(x^3): H = 6 x0 diag(x) + 3 (e0 x^2' + x^2 e0'); hvp was refused
+    # (forward mode turned the 0-d snapshot's tangent 1-D)
+    import adjit
+    x, v = VEC, np.array([0.2, 0.7, -0.4])
+    e0 = np.eye(3)[0]
+    hess = 6 * x[0] * np.diag(x) + 3 * (np.outer(e0, x * x) + np.outer(x * x, e0))
+    np.testing.assert_allclose(adjit.hvp(helper_writes_zero_d)(x, v), hess @ v, rtol=1e-12)
+    # copied_zero_d = x0 x1^2 x2
+    a, b, c = x
+    hess = np.array([[0, 2 * b * c, b * b], [2 * b * c, 2 * a * c, 2 * a * b],
+                     [b * b, 2 * a * b, 0]])
+    np.testing.assert_allclose(adjit.hvp(copied_zero_d)(x, v), hess @ v, rtol=1e-12)

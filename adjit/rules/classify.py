@@ -6,6 +6,7 @@ array-valued primitive (``rules/registry.py``) and with which arguments, the met
 receiver first. ``emit_array_op(e, site, args)`` emits the same operation on other
 arguments (a shadow, a tangent): views and linear maps are rebuilt that way.
 """
+import linecache
 import operator
 from dataclasses import dataclass
 
@@ -260,17 +261,42 @@ def call_name(key):
     return name
 
 
-def written_call_name(cls, fallback):
+def written_call_name(cls, fallback, loc=None):
     """The refused call as the user wrote it: a method on its receiver's own name
-    (``y.sort``) where the receiver is a named variable, else ``call_name``'s form;
+    (``y.sort``) where the receiver is a named variable, on the receiver's text in the
+    source line (``A[:, 1].view``) where it is an expression, else ``call_name``'s form;
     ``fallback`` (the callee's type) when classification found no key."""
     if cls.key is None:
         return fallback
     name = call_name(cls.key)
     receiver = cls.args[0] if name.startswith("x.") and cls.args else None
-    if isinstance(receiver, ir.Var) and not receiver.name.startswith("$"):
+    if not isinstance(receiver, ir.Var):
+        return name
+    if not receiver.name.startswith("$"):
         return source_name(receiver.name) + name[1:]
-    return name
+    written = receiver_text(loc, name[2:]) if loc is not None else None
+    return written + name[1:] if written else name
+
+
+def receiver_text(loc, method):
+    """The expression before ``.method(`` on the source line of ``loc`` (``A[:, 1]``,
+    ``np.sin(x)``), or None when the line does not show it."""
+    line = linecache.getline(loc.filename or "", loc.line or 0)
+    at = line.find(f".{method}(")
+    start, depth = at, 0
+    while start > 0:
+        c = line[start - 1]
+        if c in ")]":
+            depth += 1
+        elif c in "([" and depth == 0:
+            break
+        elif c in "([":
+            depth -= 1
+        elif depth == 0 and not (c.isalnum() or c in "_."):
+            break
+        start -= 1
+    text = line[start:at].strip() if at > 0 else ""
+    return text if text and depth == 0 else None
 
 
 def refuse_list_arguments(fn, expr, cls, carriers, unsupported):

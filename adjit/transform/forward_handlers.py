@@ -200,7 +200,7 @@ def fwd_unsupported_call(ctx, stmt, e, cls):
     if not any(ctx.active(v) for v in reached) and not ctx.active(stmt.target):
         e.stmt(clone_stmt(stmt))
         return
-    name = written_call_name(cls, str(ctx.typeof(stmt.value.func.name)))
+    name = written_call_name(cls, str(ctx.typeof(stmt.value.func.name)), stmt.loc)
     raise ctx.unsupported(f"'{name}'", stmt.loc, unsupported_detail(ctx.fn, stmt.value, cls))
 
 

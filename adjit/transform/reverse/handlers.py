@@ -149,7 +149,7 @@ def rev_call(ctx, stmt, e):
 def rev_unsupported_call(ctx, stmt, e, cls):
     """A call no rule covers (or with arguments adjit could not bind): refuse it by the
     name the user wrote, saying which kind of rule would make it work."""
-    name = written_call_name(cls, str(ctx.typeof(stmt.value.func.name)))
+    name = written_call_name(cls, str(ctx.typeof(stmt.value.func.name)), stmt.loc)
     raise ctx.unsupported(f"'{name}'", stmt.loc, unsupported_detail(ctx.fn, stmt.value, cls))
 
 

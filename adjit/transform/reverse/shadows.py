@@ -34,7 +34,7 @@ from .saved_shapes import SavedShapes, shape_of  # noqa: F401 (shape_of: re-expo
 from .tuple_items import TupleItems
 from .written_arrays import WrittenArrays
 from ...rules.classify import (array_op_site, call_name, classify_call, elementwise_parts,
-                     emit_array_op, has_rule, matmul_parts)
+                               emit_array_op, has_rule, matmul_parts, written_call_name)
 from ...rules.refusal_hints import unsupported_detail
 
 
@@ -345,8 +345,7 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays):
                 "split the helper in two, or pass the result in as an out= array")
         cls = classify_call(self.fn, value)
         if cls.kind == "unsupported":
-            name = (call_name(cls.key) if cls.key is not None
-                    else str(self.typeof(value.func.name)))
+            name = written_call_name(cls, str(self.typeof(value.func.name)), loc)
             raise self.unsupported(f"'{name}'", loc, unsupported_detail(self.fn, value, cls))
 
     def find_local_arrays(self):

@@ -39,6 +39,8 @@ Choose inputs inside the function's smooth domain. Near a branch switch, a kink 
 0, ``max`` at a tie) or a trip-count change of a value-dependent loop, finite differences
 are meaningless and the check can fail for a correct gradient.
 """
+import inspect
+
 import numba
 import numpy as np
 from numba.core.dispatcher import Dispatcher
@@ -152,6 +154,10 @@ def _require_compiled_primal(check, f, primal, args):
         argtypes = tuple(numba.typeof(a) for a in args)
     except ValueError:
         return  # an argument Numba cannot type: the call itself says so
+    # trailing parameters left out take their defaults, as in a call
+    omitted = list(inspect.signature(primal.py_func).parameters.values())[len(args):]
+    argtypes += tuple(numba.types.Omitted(p.default) for p in omitted
+                      if p.default is not inspect.Parameter.empty)
     try:
         primal.compile(argtypes)
     except Exception as error:

@@ -416,3 +416,16 @@ def test_check_vjp_of_a_tuple_output_says_so():
     # it was a bare "float() argument must be ... not 'tuple'"
     with pytest.raises(TypeError, match="returns a tuple"):
         check_vjp(_pair, np.ones(3))
+
+
+def _scaled_sines(x, a=2.0):
+    return np.sum(np.sin(a * x))
+
+
+@pytest.mark.parametrize("check", [testing.check_grad, testing.check_jvp, testing.check_hvp])
+def test_checks_accept_omitted_trailing_defaults(check):
+    """The checks compile the primal first; with ``a`` left out that compile must use its
+    default (it said Numba could not compile the function)."""
+    check(_scaled_sines, np.array([0.3, 0.7]))
+    np.testing.assert_allclose(adjit.grad(_scaled_sines)(np.array([0.3, 0.7])),
+                               2.0 * np.cos(2.0 * np.array([0.3, 0.7])), rtol=1e-14)

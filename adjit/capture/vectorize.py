@@ -5,9 +5,9 @@ A ``DUFunc`` applied to arrays (``y = smooth(x, 0.5)``) is rewritten into a call
 scalar function, compiled with ``numba.njit``); applied to scalars it becomes a call of
 the kernel itself. Both are then ordinary ``@njit`` calls that adjit derives in every
 mode, so a ufunc needs no rule of its own. Helpers exist for 1-D, 2-D and 3-D results and
-one to eight operands, each an array of the result's shape or a scalar (no other
-broadcasting across ranks; axes of length 1 broadcast, as NumPy's, and shapes that do
-not broadcast raise ``ValueError``).
+one to eight operands, each an array or a scalar. Operands broadcast as NumPy's: an
+array of lower rank than the result along the result's trailing axes, axes of length 1
+against any length, and shapes that do not broadcast raise ``ValueError``.
 """
 import inspect
 import threading
@@ -48,6 +48,25 @@ def _item3(a, i, j, k):
 
 
 @internal_jit
+def _row_of2(a, i, j):
+    """Element ``j`` of a 1-D operand against a 2-D result: NumPy aligns the trailing
+    axes, so a row (``lo`` in ``np.clip(X, lo, hi)``) repeats down the rows."""
+    return a[j if a.shape[0] != 1 else 0]
+
+
+@internal_jit
+def _row_of3(a, i, j, k):
+    """Element ``k`` of a 1-D operand against a 3-D result."""
+    return a[k if a.shape[0] != 1 else 0]
+
+
+@internal_jit
+def _plane_of3(a, i, j, k):
+    """Element ``(j, k)`` of a 2-D operand against a 3-D result."""
+    return a[j if a.shape[0] != 1 else 0, k if a.shape[1] != 1 else 0]
+
+
+@internal_jit
 def _same1(a, i):
     """A scalar operand, the same at every position."""
     return a
@@ -70,7 +89,7 @@ def _axis(n, m):
         return m
     if m == 1:
         return n
-    raise ValueError("adjit: @vectorize operands could not be broadcast together")
+    raise ValueError("adjit: elementwise operands could not be broadcast together")
 
 
 @internal_jit
@@ -82,6 +101,24 @@ def _check(a, shape):
         return (_axis(a.shape[0], shape[0]), _axis(a.shape[1], shape[1]))
     return (_axis(a.shape[0], shape[0]), _axis(a.shape[1], shape[1]),
             _axis(a.shape[2], shape[2]))
+
+
+@internal_jit
+def _check_row_of2(a, shape):
+    """``shape`` (2-D) broadcast with a 1-D operand, aligned on the last axis."""
+    return (shape[0], _axis(a.shape[0], shape[1]))
+
+
+@internal_jit
+def _check_row_of3(a, shape):
+    """``shape`` (3-D) broadcast with a 1-D operand."""
+    return (shape[0], shape[1], _axis(a.shape[0], shape[2]))
+
+
+@internal_jit
+def _check_plane_of3(a, shape):
+    """``shape`` (3-D) broadcast with a 2-D operand, aligned on the last two axes."""
+    return (shape[0], _axis(a.shape[0], shape[1]), _axis(a.shape[1], shape[2]))
 
 
 @internal_jit
@@ -184,27 +221,36 @@ def _empty_f(shape, dtype):
     return np.empty(shape[::-1], dtype).T
 
 
-#: per result rank: how an array operand is read, how a scalar one, and the loop nest
-_BY_RANK = {1: (_item1, _same1, _map_1d), 2: (_item2, _same2, _map_2d),
-            3: (_item3, _same3, _map_3d)}
+#: the loop nest per result rank
+_BY_RANK = {1: _map_1d, 2: _map_2d, 3: _map_3d}
+
+#: (operand rank, result rank) -> how the operand is read and how its shape is
+#: broadcast; rank 0 is a scalar operand
+_OPERAND = {
+    (0, 1): (_same1, _no_check), (0, 2): (_same2, _no_check), (0, 3): (_same3, _no_check),
+    (1, 1): (_item1, _check), (2, 2): (_item2, _check), (3, 3): (_item3, _check),
+    (1, 2): (_row_of2, _check_row_of2), (1, 3): (_row_of3, _check_row_of3),
+    (2, 3): (_plane_of3, _check_plane_of3),
+}
 
 
-def map_helper(dufunc, arrays, ndim, dtype=np.float64, fortran=False):
-    """The ``@njit`` map of ``dufunc`` for operands that are arrays where ``arrays`` says
-    so (scalars elsewhere), over a result of rank ``ndim`` and NumPy type ``dtype`` (the
-    ufunc's: a ``float32(float32)`` signature makes float32 arrays), in Fortran order if
+def map_helper(dufunc, ranks, ndim, dtype=np.float64, fortran=False):
+    """The ``@njit`` map of ``dufunc`` for operands of the given ``ranks`` (0 for a
+    scalar; a lower rank than the result's broadcasts along its trailing axes, as
+    NumPy's), over a result of rank ``ndim`` and NumPy type ``dtype`` (the ufunc's: a
+    ``float32(float32)`` signature makes float32 arrays), in Fortran order if
     ``fortran`` (cached). It takes ``MAX_OPERANDS`` operands and the result's shape: pad
     unused operands with the shape."""
     kernel = kernel_of(dufunc)
-    key = (kernel.py_func, tuple(arrays), ndim, dtype, fortran)
+    key = (kernel.py_func, tuple(ranks), ndim, dtype, fortran)
     with _lock:
         if key not in _maps:
-            padded = kernel if len(arrays) == MAX_OPERANDS else internal_jit(
-                _PADDED[len(arrays)](kernel))
-            slots = list(arrays) + [False] * (MAX_OPERANDS - len(arrays))
-            item, same, make = _BY_RANK[ndim]
-            get = [item if is_array else same for is_array in slots]
-            check = [_check if is_array else _no_check for is_array in slots]
+            padded = kernel if len(ranks) == MAX_OPERANDS else internal_jit(
+                _PADDED[len(ranks)](kernel))
+            slots = list(ranks) + [0] * (MAX_OPERANDS - len(ranks))
+            make = _BY_RANK[ndim]
+            get = [_OPERAND[rank, ndim][0] for rank in slots]
+            check = [_OPERAND[rank, ndim][1] for rank in slots]
             _maps[key] = internal_jit(make(padded, get, check, dtype,
                                            _empty_f if fortran else _empty_c))
         return _maps[key]
@@ -279,18 +325,18 @@ class VectorizeToLoops:
             if not (result.ndim in _BY_RANK and isinstance(result.dtype, types.Float)
                     and 1 <= len(argtypes) <= MAX_OPERANDS):
                 return 0  # left alone: the transform refuses it by name
-            arrays = [isinstance(t, types.Array) for t in argtypes]
-            if any(isinstance(t, types.Array) and t.ndim != result.ndim for t in argtypes):
-                return 0  # broadcasting across ranks: refused by name
-            callee = map_helper(dufunc, arrays, result.ndim, as_dtype(result.dtype).type,
+            ranks = [t.ndim if isinstance(t, types.Array) else 0 for t in argtypes]
+            if any(isinstance(t, types.Array) and t.ndim == 0 for t in argtypes):
+                return 0  # a 0-d array operand: refused by name
+            callee = map_helper(dufunc, ranks, result.ndim, as_dtype(result.dtype).type,
                                 fortran=result.layout == "F" and result.ndim > 1)
-            # the result's shape, from an array operand, also pads the unused operands
-            first = value.args[arrays.index(True)]
+            # the result's shape, from an operand of its rank, also pads the unused ones
+            first = value.args[ranks.index(result.ndim)]
             shape = ir.Var(block.scope, f"{first.name}%ushape", loc)
             block.body.insert(k, ir.Assign(ir.Expr.getattr(first, "shape", loc), shape, loc))
             fn.typemap[shape.name] = types.UniTuple(types.intp, result.ndim)
             inserted = 1
-            args = list(value.args) + [shape] * (MAX_OPERANDS - len(arrays) + 1)
+            args = list(value.args) + [shape] * (MAX_OPERANDS - len(ranks) + 1)
         elif not isinstance(dufunc, DUFunc) and lookup(dufunc) is not None:
             return 0  # a scalar call of a NumPy function with a scalar rule (np.sinc)
         else:

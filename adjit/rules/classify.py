@@ -261,6 +261,32 @@ def call_name(key):
     return name
 
 
+def squared_operand(fn, expr):
+    """The operand of a float scalar ``x * x`` (both sides one value: one variable, or
+    copies of one variable each assigned once), or None. Both modes differentiate it as
+    one product, ``2x``, instead of two: a square is common in user code (``d * d``)."""
+    if not (isinstance(expr, ir.Expr) and expr.op == "binop" and expr.fn is operator.mul
+            and isinstance(types.unliteral(fn.typeof(expr.lhs.name)), types.Float)):
+        return None
+    if expr.lhs.name == expr.rhs.name:
+        return expr.lhs
+    root = _copied_from(fn, expr.lhs)
+    return expr.lhs if root is not None and root == _copied_from(fn, expr.rhs) else None
+
+
+def _copied_from(fn, var):
+    """The variable ``var`` is a copy of through single assignments (``b = a``), or
+    ``var``'s own name; None when a name on the way is assigned more than once."""
+    name = var.name
+    while True:
+        value = single_definition(fn.func_ir.blocks, name)
+        if value is None:
+            return None
+        if not isinstance(value, ir.Var):
+            return name
+        name = value.name
+
+
 def written_call_name(cls, fallback, loc=None):
     """The refused call as the user wrote it: a method on its receiver's own name
     (``y.sort``) where the receiver is a named variable, on the receiver's text in the

@@ -14,13 +14,13 @@ from ..ir.builder import clone_stmt, clone_value
 from ..ir.lists import container_write_refusal
 from ..rules.classify import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
                     positional_count, refuse_list_arguments, refuse_omitted_default,
-                    written_call_name)
+                    squared_operand, written_call_name)
 from ..rules.refusal_hints import unsupported_detail
 from .tangents import differentiable_items, has_tangent
 from .forward_lists import fwd_build_list, fwd_list_method, fwd_list_new, fwd_list_reduction
 from .forward_tape import fwd_tape_pop, fwd_tape_push, fwd_tape_put, fwd_tape_reserve
 from .forward_elementwise import emit_elementwise_term, tangent_like
-from .partials import emit_factor, emit_partial, emit_product_sums, is_product
+from .partials import emit_factor, emit_partial, emit_product, emit_product_sums, is_product
 from ..rules import NONDIFF, lookup
 from ..rules.arrays import is_filled_allocation, zeros_shadow
 from ..rules.core import (ZERO, adjoint_product_branch, adjoint_product_chain,
@@ -163,8 +163,22 @@ def fwd_binop(ctx, stmt, e):
     if expr.fn in BILINEAR and any(isinstance(ctx.typeof(v.name), types.Array)
                                    for v in (stmt.target, expr.lhs, expr.rhs)):
         return fwd_bilinear(ctx, stmt, e, [expr.lhs, expr.rhs])
+    square = squared_operand(ctx.fn, expr)
+    if square is not None and is_float(ctx.typeof(stmt.target.name)):
+        return fwd_square(ctx, stmt, e, square)
     apply_rule(ctx, stmt, e, lookup(expr.fn), getattr(expr.fn, "__name__", expr.fn),
                [expr.lhs, expr.rhs])
+
+
+def fwd_square(ctx, stmt, e, x):
+    """fwd: ``y = x * x`` / ``y%dot = x%dot * 2x``: one guarded product, not two."""
+    old = emit_primal(ctx, stmt, e)
+    if not ctx.active(stmt.target):
+        return
+    value = _use(e, old, x)
+    twice = e.binop(operator.add, value, value, hint="d")
+    ctx.set_tangent(e, stmt.target, emit_product(e, _tan(ctx, e, old, x), twice,
+                                                 ctx.product))
 
 
 def fwd_unary(ctx, stmt, e):

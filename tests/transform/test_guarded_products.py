@@ -222,3 +222,56 @@ def test_hvp_over_a_long_reverse_sweep_keeps_the_guard():
     grad, hvp = adjit.jvp(adjit.grad(long_discarded_infinity))(0.7, math.inf, 1.0, 0.0)
     assert grad == pytest.approx(adjit.grad(long_discarded_infinity)(0.7, math.inf))
     assert hvp == pytest.approx(value)
+
+
+def squares(x, y):
+    d = x - y
+    e = x  # a copy: e * x is a square
+    return d * d + e * x + math.sin(d) * d
+
+
+def loop_carried_products(x, n):
+    """``a * b`` where ``b`` copies ``a`` before ``a`` is reassigned: not a square."""
+    a = x
+    s = 0.0
+    for i in range(n):
+        b = a
+        a = a * 1.5 + 0.1
+        s += a * b + b * b
+    return s
+
+
+def test_a_square_is_one_product_in_every_mode(capsys):
+    """``x * x`` (one variable, or a copy of it) is differentiated as ``g * 2x``: one
+    guarded product where there were two."""
+    x, y = 0.7, -0.4
+    d = x - y
+    want_x = 2 * d + 2 * x + math.cos(d) * d + math.sin(d)
+    assert adjit.grad(squares)(x, y) == pytest.approx(want_x, rel=1e-14)
+    _, t = adjit.jvp(squares)(x, y, 1.0, 0.0)
+    assert t == pytest.approx(want_x, rel=1e-14)
+    # d2/dx2 = 2 + 2 + 2 cos d - d sin d
+    assert adjit.hvp(squares)(x, y, 1.0) == pytest.approx(
+        4 + 2 * math.cos(d) - d * math.sin(d), rel=1e-13)
+    for check in (check_grad, check_jvp, check_hvp):
+        check(squares, x, y)
+        check(loop_carried_products, 0.3, 4)
+    adjit.show(adjit.grad(squares), x, y)
+    reverse = capsys.readouterr().out.split("---- reverse pass")[1]
+    # one product per square, two for sin(d) * d, one for sin's partial
+    assert reverse.count("= call $adjoint_product") == 2 + 2 + 1, reverse
+    assert "= e + e" in reverse and "= d + d" in reverse, reverse
+    # the guard holds: a zero seed against an infinite square
+    assert adjit.grad(discarded_infinity)(1.5, math.inf) == pytest.approx(3.0)
+
+
+def test_loop_carried_copy_is_not_a_square():
+    # s = sum a_k b_k + b_k^2 with b_k = a_{k-1}, a_k = 1.5 a_{k-1} + 0.1: the exact
+    # derivative by forward substitution
+    x, n = 0.3, 4
+    a, da, ds = x, 1.0, 0.0
+    for _ in range(n):
+        b, db = a, da
+        a, da = a * 1.5 + 0.1, 1.5 * da
+        ds += da * b + a * db + 2 * b * db
+    assert adjit.grad(loop_carried_products)(x, n) == pytest.approx(ds, rel=1e-14)

@@ -27,7 +27,7 @@ from ...rules.arrays import (is_filled_allocation, add_indexed, add_in_bounds_at
 from ...rules.core import ZERO
 from ...ir.value_types import is_differentiable, is_float
 from ...rules.classify import (array_op_site, call_name, classify_call, refuse_list_arguments,
-                     written_call_name)
+                     squared_operand, written_call_name)
 from ...rules.refusal_hints import unsupported_detail
 from ...ir.lists import container_write_refusal, is_float_list
 from .context import bar, bar_item
@@ -88,8 +88,18 @@ def rev_binop(ctx, stmt, e):
         return rev_matmul(ctx, stmt, e)
     if ctx.active_array(expr.lhs) or ctx.active_array(expr.rhs):
         return apply_array_rule(ctx, stmt, e, expr.fn, [expr.lhs, expr.rhs])
+    square = squared_operand(ctx.fn, expr)
+    if square is not None and ctx.active_float(stmt.target):
+        return rev_square(ctx, stmt, e, square)
     apply_rule(ctx, stmt, e, lookup(expr.fn), getattr(expr.fn, "__name__", expr.fn),
                [expr.lhs, expr.rhs])
+
+
+def rev_square(ctx, stmt, e, x):
+    """rev: ``y = x * x`` / ``x%bar += y%bar * 2x``: one guarded product, not two."""
+    twice = e.binop(operator.add, x, x, hint="d")
+    ctx.accumulate(e, x, emit_product(e, e.var(bar(stmt.target.name)), twice, ctx.product))
+    ctx.reset(e, stmt.target.name)
 
 
 def rev_unary(ctx, stmt, e):

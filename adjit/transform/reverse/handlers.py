@@ -52,8 +52,9 @@ def apply_rule(ctx, stmt, e, rule, prim_name, args):
         raise ctx.unsupported(f"'{prim_name}'", stmt.loc, rule.arity_problem(len(args)))
     if rule is NONDIFF or not ctx.active_float(target):
         typ = ctx.typeof(target.name)
+        # (a tuple holding differentiated values is a carrier: ``t + u`` of tuples)
         if rule is not NONDIFF and (is_differentiable(typ) or (
-                any(ctx.is_active(a) for a in args)
+                any(ctx.is_active(a) or a.name in ctx.act.carriers for a in args)
                 and not isinstance(typ, (types.Integer, types.Boolean)))):
             raise ctx.unsupported(f"'{prim_name}' returning {typ}", stmt.loc)
         return

@@ -24,7 +24,7 @@ from .stencils import StencilToHelper
 from .methods import (ContiguousAliases, FlatIterationToRavel, JitclassMethodsToCalls,
                       MethodsToFunctions)
 from .vectorize import VectorizeToLoops
-from .tuple_builds import TupleOperationsToBuilds
+from .tuple_builds import TupleOperationsToBuilds, UnpackedRowsToIndexing
 from .zero_dim import ZERO_DIM
 from ..ir.checks import after_rewrite
 from ..ir.nodes import global_value
@@ -303,7 +303,7 @@ NORMALISE = [ContiguousAliases(), InplaceArrayToSliceWrite(), DropSelfSliceWrite
              JitableFunctionsToDispatchers(), BindCallArguments(), CallNumberClassGlobals(), CompositesToHelpers(),
              *ZERO_DIM, VectorizeToLoops(),
              FlatIterationToRavel(), IndexArrayIteration(), IndexListIteration(),
-             IndexTupleIteration(), TupleOperationsToBuilds(),
+             IndexTupleIteration(), TupleOperationsToBuilds(), UnpackedRowsToIndexing(),
              ForwardTupleItems(), NestVariadicMinMax(), WholeArrayAxisReduction(),
              SquareToMultiply(),
              CommonElementReads()]

@@ -9,7 +9,9 @@ and the tuple built that they are.
 import operator
 
 from numba.core import ir, types
+from numba.core.typing import signature
 
+from ..ir.builder import fresh_name
 from .call_binding import unpack_tuple
 
 
@@ -52,3 +54,55 @@ class TupleOperationsToBuilds:
             kept = reads[value.index]
             return kept, [r.target for r in kept]
         return None
+
+
+class UnpackedRowsToIndexing:
+    """``a, b = A`` of an array: each unpacked item ``a = t[0]`` becomes the row view
+    ``a = A[0]``, which both modes differentiate as a view (reverse mode had no rule for
+    the rows of the unpacked tuple). The unpacking itself stays, and still checks that A
+    has exactly as many rows."""
+
+    name = "unpacked_rows_to_indexing"
+
+    def run(self, fn):
+        defs = {s.target.name: s.value for b in fn.func_ir.blocks.values()
+                for s in b.find_insts(ir.Assign)}
+        for block in fn.func_ir.blocks.values():
+            body = []
+            for stmt in block.body:
+                array = self.unpacked_from(fn, defs, stmt)
+                if array is not None:
+                    body.extend(self.row_read(fn, block.scope, stmt, array))
+                body.append(stmt)
+            block.body = body
+
+    @staticmethod
+    def unpacked_from(fn, defs, stmt):
+        """The array whose row ``stmt`` reads out of its unpacked tuple, else None."""
+        value = stmt.value if isinstance(stmt, ir.Assign) else None
+        if not (isinstance(value, ir.Expr) and value.op == "static_getitem"
+                and isinstance(value.index, int) and value.index >= 0):
+            return None
+        source = defs.get(value.value.name)
+        while isinstance(source, ir.Var):
+            source = defs.get(source.name)
+        if (isinstance(source, ir.Expr) and source.op == "exhaust_iter"
+                and isinstance(fn.typeof(source.value.name), types.Array)):
+            return source.value
+        return None
+
+    @staticmethod
+    def row_read(fn, scope, stmt, array):
+        """Point ``stmt`` at ``array[k]``; return the statement defining the index."""
+        k, loc = stmt.value.index, stmt.loc
+        row_type = fn.typeof(stmt.target.name)
+        array_type = fn.typeof(array.name)
+        if array_type.copy(ndim=array_type.ndim - 1, layout=row_type.layout) != row_type:
+            return []
+        index = ir.Var(scope, fresh_name("$row"), loc)
+        fn.typemap[index.name] = types.intp
+        read = ir.Expr.static_getitem(array, k, index, loc)
+        fn.calltypes.pop(stmt.value, None)
+        fn.calltypes[read] = signature(row_type, array_type, types.intp)
+        stmt.value = read
+        return [ir.Assign(ir.Const(k, loc), index, loc)]

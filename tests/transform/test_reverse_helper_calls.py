@@ -225,3 +225,50 @@ def test_double_buffering_with_the_filled_buffer_returned():
     check_grad(_double_buffered_heat, u0, 0.2, argnums=(0, 1))
     check_jvp(_double_buffered_heat, u0, 0.2)
     check_hvp(_double_buffered_heat, u0, 0.2)
+
+
+_PAIRS = np.array([[0, 2], [1, 0]])  # module level: Numba types it (and its rows) read-only
+_SCALES = np.array([0.5, 1.5, 2.0])
+
+
+@numba.njit
+def _sgd_rows(W, idx, lr):
+    for i in range(idx.shape[0]):
+        W[idx[i]] -= lr * W[idx[i]] ** 2
+    return 0.0
+
+
+def _word2vec_like_step(W):
+    for s in range(2):
+        _sgd_rows(W, _PAIRS[s], 0.1)
+    return np.sum(W ** 2)
+
+
+@numba.njit
+def _scale_into(x, c, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] * c[i]
+
+
+def _scaled_by_a_global(x):
+    out = np.zeros(3)
+    _scale_into(x, _SCALES, out)
+    return np.sum(out ** 2)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])
+@pytest.mark.parametrize("f, arg", [
+    (_word2vec_like_step, np.array([[0.3, 0.5], [0.2, -0.4], [0.7, 0.1]])),
+    (_scaled_by_a_global, np.array([0.1, 0.2, 0.3]))])
+def test_a_read_only_global_array_passed_to_a_helper(f, arg, mode):
+    """A module-level array (or its row) is read-only to Numba; the helper's derivative
+    was refused as an internal error (built for a read-only type, called with a
+    writable one)."""
+    from adjit.testing import check_hvp, check_jvp
+    {"grad": check_grad, "jvp": check_jvp, "hvp": check_hvp}[mode](f, arg.copy())
+    if f is _scaled_by_a_global:
+        want = {"grad": 2 * arg * _SCALES ** 2, "jvp": np.sum(2 * arg * _SCALES ** 2),
+                "hvp": 2 * _SCALES ** 2}[mode]
+        got = {"grad": lambda: adjit.grad(f)(arg), "jvp": lambda: adjit.jvp(f)(arg, np.ones(3))[1],
+               "hvp": lambda: adjit.hvp(f)(arg, np.ones(3))}[mode]()
+        np.testing.assert_allclose(got, want, rtol=1e-13)

@@ -187,9 +187,11 @@ def _refuse_nested_reverse(typed):
 
 
 def _any_layout(typ):
-    """A type up to array layouts; a ``*args`` tuple as the plain tuple a call packs."""
+    """A type up to array layouts and read-only flags (a row of a module-level array is
+    read-only where the primal reads it, and may be typed writable where a pass rebuilds
+    it); a ``*args`` tuple as the plain tuple a call packs."""
     if isinstance(typ, types.Array):
-        return typ.copy(layout="A")
+        return typ.copy(layout="A", readonly=False)
     if isinstance(typ, types.BaseTuple):
         return ("tuple",) + tuple(_any_layout(types.unliteral(t)) for t in typ.types)
     return typ

@@ -162,3 +162,11 @@ def list_writes(fn, stmt, definition=None):
         if found is not None:
             return [found[0]], list(value.args)
     return [], []
+
+
+def list_in_tuple_refusal(tuple_type, loc):
+    """``(construct, loc, advice)`` refusing a tuple that holds a list of differentiated
+    values (a helper's ``return path, payoff``), in both modes."""
+    return (f"a tuple holding a list ({tuple_type})", loc,
+            "derivatives travel in floats, arrays and tuples of them: return the list's "
+            "values as an array (np.array(path)), or return only what the caller needs")

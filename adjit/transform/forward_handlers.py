@@ -11,7 +11,7 @@ from numba.core import ir, types
 
 from ..capture.typed_ir import is_generated
 from ..ir.builder import clone_stmt, clone_value
-from ..ir.lists import container_write_refusal
+from ..ir.lists import container_write_refusal, list_in_tuple_refusal
 from ..rules.classify import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
                     positional_count, refuse_list_arguments, refuse_omitted_default,
                     squared_operand, written_call_name)
@@ -534,7 +534,10 @@ def fwd_getitem(ctx, stmt, e):
             e.assign(e.getitem(tan_base, _use(e, old, expr.index)),
                      target=ctx.dot(stmt.target.name))
             return
-        pos = differentiable_items(btype).index(expr.index % len(btype.types))
+        items = differentiable_items(btype)
+        if expr.index % len(btype.types) not in items:  # a list: no tangent in the tuple
+            raise ctx.unsupported(*list_in_tuple_refusal(btype, stmt.loc))
+        pos = items.index(expr.index % len(btype.types))
         e.item(tan_base, pos, target=ctx.dot(stmt.target.name))
         return
     index = expr.index if expr.op == "getitem" else e.const(expr.index, hint="idx")

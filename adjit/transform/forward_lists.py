@@ -16,9 +16,10 @@ from ..rules.lists import list_argmax, list_argmin
 def fwd_build_list(ctx, stmt, e):
     """fwd: ``L = [a, b]`` / ``L%dot = [a%dot, b%dot]`` (zeros for constant items)."""
     e.stmt(clone_stmt(stmt))
-    if not ctx.active(stmt.target):
+    holds = any(ctx.active(v) for v in stmt.value.items)
+    if not (ctx.active(stmt.target) or holds):
         return
-    if not is_float_list(ctx.typeof(stmt.target.name)):
+    if not is_float_list(ctx.typeof(stmt.target.name)):  # a list of arrays: not carried
         raise ctx.unsupported(f"a {ctx.typeof(stmt.target.name)} holding differentiated "
                               "values", stmt.loc, "lists of floats are supported; use an "
                               "array or a tuple for other values")

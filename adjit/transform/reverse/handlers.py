@@ -29,7 +29,7 @@ from ...ir.value_types import is_differentiable, is_float
 from ...rules.classify import (array_op_site, call_name, classify_call, refuse_list_arguments,
                      squared_operand, written_call_name)
 from ...rules.refusal_hints import unsupported_detail
-from ...ir.lists import container_write_refusal, is_float_list
+from ...ir.lists import container_write_refusal, is_float_list, list_in_tuple_refusal
 from .context import bar, bar_item
 from .beside_primal import (argument_saved, is_beside_primal, partial_beside_primal,
                             reverse_reads)
@@ -328,6 +328,9 @@ def rev_container_item(ctx, stmt, e):
         raise ctx.unsupported(what.replace("writing a differentiated value into",
                                            "reading a differentiated value out of"),
                               stmt.loc, advice)
+    if isinstance(container, types.BaseTuple) and any(
+            isinstance(t, (types.List, types.ListType)) for t in container.types):
+        raise ctx.unsupported(*list_in_tuple_refusal(container, stmt.loc))
     raise ctx.unsupported(f"reading {ctx.typeof(target.name)} out of {container}", stmt.loc,
                           "only constant indices of flat tuples of floats have adjoints")
 

@@ -313,6 +313,11 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays):
         # the reverse pass first met a use of it
         made = getattr(value, "loc", None) or loc
         self.refuse_unsupported_call(value, made)
+        if (isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem")
+                and isinstance(self.typeof(value.value.name), (types.List, types.ListType))):
+            raise self.unsupported(f"{self.user_name(var.name)}, an array read out of a "
+                                   "list", made, "lists of floats are supported; hold "
+                                   "arrays in a tuple or stack them into one array")
         raise self.unsupported(f"{self.user_name(var.name)} (an array made inside the "
                                "function from differentiated inputs)", made,
                                "no rule says how this array is made; register one with "

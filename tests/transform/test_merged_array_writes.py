@@ -141,7 +141,8 @@ def test_an_alias_made_before_the_merge_is_still_refused():
     """``w = unew`` before the swap loop: after one swap ``w[0] = ...`` writes into the
     other buffer, which one shadow per name would miss (a wrong gradient)."""
     u0 = np.linspace(0.1, 1.0, 5)
-    with pytest.raises(adjit.UnsupportedError, match=r"'unew', which is 'unew' on one path"):
+    with pytest.raises(adjit.UnsupportedError,
+                       match=r"'unew', which holds different arrays on different paths"):
         adjit.grad(_alias_made_before_the_swap_loop)(u0, 3)
     check_jvp(_alias_made_before_the_swap_loop, u0, 3)
 
@@ -185,3 +186,27 @@ def test_two_in_place_updates_of_one_argument_in_a_loop():
     check_grad(_two_updates_per_step, x.copy(), 3)
     check_jvp(_two_updates_per_step, x.copy(), 3)
     check_hvp(_two_updates_per_step, x.copy(), 3)
+
+
+def _binomial_tree(x, put):
+    # the vectorised American-option tree: C is made on either branch under one name
+    if put:
+        C = np.maximum(x * 2.0, 0.0)
+    else:
+        C = np.maximum(x * 3.0, 0.0)
+    for i in range(2, -1, -1):
+        C[:i + 1] = 0.5 * (C[1:i + 2] + C[0:i + 1])
+        C = C[:-1]
+        C = np.maximum(C, 0.1)
+    return C[0]
+
+
+def test_a_merge_of_two_arrays_with_one_name_says_so():
+    """Both arrays are named C: the message says the paths hold different arrays instead
+    of "C on one path and another array on another"."""
+    x = np.array([0.3, 0.5, 0.9, 1.2])
+    with pytest.raises(adjit.UnsupportedError,
+                       match=r"writing into 'C', which holds different arrays on different "
+                             r"paths to this write"):
+        adjit.grad(_binomial_tree)(x, True)
+    check_jvp(_binomial_tree, x, True)

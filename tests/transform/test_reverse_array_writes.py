@@ -147,6 +147,35 @@ def test_writing_into_the_parent_of_a_view_a_helper_returned_is_refused(f):
     check_jvp(f, x)
 
 
+@numba.njit
+def _rk_step(t, y, k):
+    k[0] = y[0] * 2.0  # a scratch buffer
+    return t + 1.0, y * k[0]
+
+
+@numba.njit
+def _integrate(t, y, k, t_end):
+    while t < t_end:
+        t, y = _rk_step(t, y, k)
+    return t, y  # the argument y itself when the loop takes no step
+
+
+def fixed_step_integration(y0):
+    k = np.zeros(3)
+    t, y = _integrate(0.0, y0, k, 2.0)
+    return np.sum(y ** 2)
+
+
+def test_a_helper_that_may_return_its_argument_is_named_as_such():
+    """The helper's result is a new array or, on a path with no step, its argument y:
+    not provably new, so writing its scratch argument is refused, with a message that
+    says "may share memory" (it said only "returns a view of it")."""
+    with pytest.raises(adjit.UnsupportedError,
+                       match="may share memory with its arguments") as err:
+        adjit.grad(fixed_step_integration)(np.array([0.3, 0.5, 0.2]))
+    assert "a loop that ran no steps" in str(err.value)
+
+
 def test_write_into_argument_closed_form_and_restored():
     x = X6.copy()
     g = check_grad(write_into_argument, x)       # also checks x is unchanged

@@ -189,9 +189,11 @@ def refuse_writes_under_returned_view(ctx, stmt, dispatcher):
                 ctx.array_base(a.name) in changed or None in changed):
             raise ctx.unsupported(
                 f"writing into {ctx.user_name(a.name)} while "
-                f"'{dispatcher.py_func.__qualname__}(...)' returns a view of it,", stmt.loc,
-                "return a copy from the helper, or take the view in the function itself "
-                "(y[1:] instead of tail(y))")
+                f"'{dispatcher.py_func.__qualname__}(...)' returns a view of it, or an "
+                "array that may share memory with its arguments,", stmt.loc,
+                "return a copy from the helper (an argument returned unchanged on some "
+                "path, such as a loop that ran no steps, counts as shared), or take the "
+                "view in the function itself (y[1:] instead of tail(y))")
 
 
 def _arrays_passed(ctx, args):

@@ -131,11 +131,16 @@ class WrittenArrays:
             if (base is None or isinstance(made, ir.Arg) or not self.is_allocation(made)
                     or self._uses_besides_early_writes(base, label) > 1):
                 shown = self.user_name(base if base is not None else v.name)
+                written = self.user_name(stmt.target.name)
+                what = (f"which is {shown} on one path and another array on another"
+                        if shown != written else  # ``C = f(x) if p else g(x)``
+                        "which holds different arrays on different paths to this write")
                 raise self.unsupported(
-                    f"writing into {self.user_name(stmt.target.name)}, which is {shown} on "
-                    "one path and another array on another,", stmt.loc,
-                    "make it a new array on every path (z.copy() instead of z), or write "
-                    "into each array by its own name")
+                    f"writing into {written}, {what},", stmt.loc,
+                    "adjit follows such a write only when each array merged is allocated "
+                    "in the function (np.zeros, np.empty, x.copy(), ...) and used only "
+                    "under the merged name: allocate one array before the branches and "
+                    "fill it on each path, or write into each array by its own name")
 
     def _uses_besides_early_writes(self, name, label):
         """How many statements read variable ``name``, leaving out element writes into

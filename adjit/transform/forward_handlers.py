@@ -516,8 +516,6 @@ def fwd_allocation(ctx, stmt, e):
     e.call(zeros_shadow, [stmt.target], target=ctx.dot(stmt.target.name))
 
 
-
-
 def fwd_getitem(ctx, stmt, e):
     """fwd: ``y = a[i]`` / ``y%dot = a%dot[i]`` (arrays, views, tuples alike)."""
     old = emit_primal(ctx, stmt, e)

@@ -10,6 +10,8 @@ element by an integer index, ``len``, and ``for v in L`` (rewritten to an index 
 ``capture/list_iteration.py``). Anything else done to a list holding differentiated
 values is refused by name.
 """
+import operator
+
 import numpy as np
 from numba.core import ir, types
 
@@ -64,13 +66,26 @@ def list_method(fn, expr, definition=None):
 
 
 def makes_list(fn, stmt, definition=None):
-    """Whether ``stmt`` makes a new float list (``[...]`` or ``new_list_call``)."""
+    """Whether ``stmt`` makes a new float list (``[...]``, ``[0.0] * n`` or
+    ``new_list_call``)."""
     if not (isinstance(stmt, ir.Assign) and is_float_list(fn.typeof(stmt.target.name))):
         return False
     value = stmt.value
     if isinstance(value, ir.Expr) and value.op == "build_list":
         return True
-    return new_list_call(fn, value, definition)
+    return repeated_list(fn, value) is not None or new_list_call(fn, value, definition)
+
+
+def repeated_list(fn, expr):
+    """``(list var, count var)`` when ``expr`` is ``L * n`` or ``n * L`` of a float list
+    (``[0.0] * n``, a list made anew), else None."""
+    if not (isinstance(expr, ir.Expr) and expr.op == "binop" and expr.fn is operator.mul):
+        return None
+    for lst, count in ((expr.lhs, expr.rhs), (expr.rhs, expr.lhs)):
+        if (is_float_list(fn.typeof(lst.name))
+                and isinstance(types.unliteral(fn.typeof(count.name)), types.Integer)):
+            return lst, count
+    return None
 
 
 def new_list_call(fn, expr, definition=None):

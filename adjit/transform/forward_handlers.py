@@ -11,13 +11,14 @@ from numba.core import ir, types
 
 from ..capture.typed_ir import is_generated
 from ..ir.builder import clone_stmt, clone_value
-from ..ir.lists import container_write_refusal, list_in_tuple_refusal
+from ..ir.lists import container_write_refusal, list_in_tuple_refusal, repeated_list
 from ..rules.classify import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
                     positional_count, refuse_list_arguments, refuse_omitted_default,
                     squared_operand, written_call_name)
 from ..rules.refusal_hints import unsupported_detail
 from .tangents import differentiable_items, has_tangent
-from .forward_lists import fwd_build_list, fwd_list_method, fwd_list_new, fwd_list_reduction
+from .forward_lists import (fwd_build_list, fwd_list_method, fwd_list_new,
+                            fwd_list_reduction, fwd_repeated_list)
 from .forward_tape import fwd_tape_pop, fwd_tape_push, fwd_tape_put, fwd_tape_reserve
 from .forward_elementwise import emit_elementwise_term, tangent_like
 from .partials import emit_factor, emit_partial, emit_product, emit_product_sums, is_product
@@ -166,6 +167,9 @@ def fwd_binop(ctx, stmt, e):
     square = squared_operand(ctx.fn, expr)
     if square is not None and is_float(ctx.typeof(stmt.target.name)):
         return fwd_square(ctx, stmt, e, square)
+    repeated = repeated_list(ctx.fn, expr)
+    if repeated is not None:
+        return fwd_repeated_list(ctx, stmt, e, *repeated)
     apply_rule(ctx, stmt, e, lookup(expr.fn), getattr(expr.fn, "__name__", expr.fn),
                [expr.lhs, expr.rhs])
 

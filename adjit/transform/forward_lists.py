@@ -5,6 +5,8 @@ Element reads and writes need nothing special (``fwd_getitem`` / ``fwd_setitem``
 the tangent list like an array); this module makes the tangent list and keeps
 ``append`` in step.
 """
+import operator
+
 from numba.core import ir
 
 from ..ir.builder import clone_stmt, clone_value
@@ -25,6 +27,20 @@ def fwd_build_list(ctx, stmt, e):
                               "array or a tuple for other values")
     items = [ctx.tangent(e, v) for v in stmt.value.items]
     e.assign(ir.Expr.build_list(items, stmt.loc), target=ctx.dot(stmt.target.name))
+
+
+def fwd_repeated_list(ctx, stmt, e, base, count):
+    """fwd: ``L = [0.0] * n`` / ``L%dot = [0.0] * n``: a list of constants repeated (its
+    items may later be written with differentiated values)."""
+    e.stmt(clone_stmt(stmt))
+    if ctx.active(base):
+        raise ctx.unsupported("repeating a list that holds differentiated values",
+                              stmt.loc, "fill the list with a loop instead")
+    if ctx.active(stmt.target):
+        zero = ctx.zero(e, stmt.target, ctx.typeof(stmt.target.name).dtype)
+        zeros = e.assign(ir.Expr.build_list([zero], stmt.loc), hint="zeros")
+        e.assign(ir.Expr.binop(operator.mul, zeros, count, stmt.loc),
+                 target=ctx.dot(stmt.target.name))
 
 
 def fwd_list_new(ctx, stmt, e, cls):

@@ -130,3 +130,53 @@ def test_iterating_a_list_that_grows_in_the_loop():
     with pytest.raises(adjit.UnsupportedError):
         adjit.grad(_appends_while_iterating)(x)
     assert math.isfinite(_appends_while_iterating(x))
+
+
+def _preallocated_list(x):
+    n = x.shape[0]
+    L = [0.0] * n  # preallocated, then filled by index
+    for i in range(n):
+        L[i] = x[i] * x[i]
+    s = 0.0
+    for i in range(n):
+        s += L[i] * (i + 1)
+    return s
+
+
+def _preallocated_in_a_loop(x):
+    total = 0.0
+    for k in range(2):
+        L = 3 * [0.0]
+        for i in range(3):
+            L[i] = math.sin(x[i] * (k + 1))
+        total += L[0] * L[1] + L[2]
+    return total
+
+
+def _repeated_differentiated_item(x):
+    L = [x[0]] * 3
+    return L[1] * 2.0
+
+
+@pytest.mark.parametrize("f", [_preallocated_list, _preallocated_in_a_loop])
+def test_a_list_of_zeros_filled_by_index(f):
+    """``L = [0.0] * n`` is a list made anew (it was refused as "made outside the
+    function" in reverse mode, and had no forward rule)."""
+    x = np.array([0.3, 0.5, 0.7])
+    check_grad(f, x)
+    check_jvp(f, x)
+    check_hvp(f, x)
+    if f is _preallocated_list:
+        np.testing.assert_allclose(adjit.grad(f)(x), 2 * x * np.arange(1, 4), rtol=1e-14)
+        np.testing.assert_allclose(adjit.hvp(f)(x, np.ones(3)), 2.0 * np.arange(1, 4),
+                                   rtol=1e-14)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_repeating_a_list_of_differentiated_values_is_refused(mode):
+    x = np.array([0.3, 0.5, 0.7])
+    with pytest.raises(adjit.UnsupportedError, match="repeating a list"):
+        if mode == "grad":
+            adjit.grad(_repeated_differentiated_item)(x)
+        else:
+            adjit.jvp(_repeated_differentiated_item)(x, np.ones(3))

@@ -29,7 +29,8 @@ from ...ir.value_types import is_differentiable, is_float
 from ...rules.classify import (array_op_site, call_name, classify_call, refuse_list_arguments,
                      squared_operand, written_call_name)
 from ...rules.refusal_hints import unsupported_detail
-from ...ir.lists import container_write_refusal, is_float_list, list_in_tuple_refusal
+from ...ir.lists import (container_write_refusal, is_float_list, list_in_tuple_refusal,
+                         repeated_list)
 from .context import bar, bar_item
 from .beside_primal import (argument_saved, is_beside_primal, partial_beside_primal,
                             reverse_reads)
@@ -92,6 +93,12 @@ def rev_binop(ctx, stmt, e):
     square = squared_operand(ctx.fn, expr)
     if square is not None and ctx.active_float(stmt.target):
         return rev_square(ctx, stmt, e, square)
+    repeated = repeated_list(ctx.fn, expr)
+    if repeated is not None:  # ``[0.0] * n``: a list made anew, of constants
+        if active_list(ctx, repeated[0]):
+            raise ctx.unsupported("repeating a list that holds differentiated values",
+                                  stmt.loc, "fill the list with a loop instead")
+        return rev_list_new(ctx, stmt, e)
     apply_rule(ctx, stmt, e, lookup(expr.fn), getattr(expr.fn, "__name__", expr.fn),
                [expr.lhs, expr.rhs])
 

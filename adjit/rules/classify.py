@@ -262,16 +262,27 @@ def call_name(key):
 
 
 def squared_operand(fn, expr):
-    """The operand of a float scalar ``x * x`` (both sides one value: one variable, or
-    copies of one variable each assigned once), or None. Both modes differentiate it as
-    one product, ``2x``, instead of two: a square is common in user code (``d * d``)."""
+    """``(x, u, k)`` for a float scalar product ``u * x`` (or ``x * u``) that is ``k x^2``:
+    ``u`` is ``x`` itself (``k`` None) or ``u = k * x`` (``0.5 * v * v``), where one
+    value is one variable or copies of one variable each assigned once; else None. With
+    ``k`` not differentiated its derivative is ``2u dx``: both modes differentiate it as
+    one product instead of two (a square is common in user code, ``d * d``)."""
     if not (isinstance(expr, ir.Expr) and expr.op == "binop" and expr.fn is operator.mul
             and isinstance(types.unliteral(fn.typeof(expr.lhs.name)), types.Float)):
         return None
-    if expr.lhs.name == expr.rhs.name:
-        return expr.lhs
-    root = _copied_from(fn, expr.lhs)
-    return expr.lhs if root is not None and root == _copied_from(fn, expr.rhs) else None
+    for u, x in ((expr.lhs, expr.rhs), (expr.rhs, expr.lhs)):
+        root = _copied_from(fn, x)
+        if root is None:
+            continue
+        if u.name == x.name or _copied_from(fn, u) == root:
+            return x, u, None
+        made = single_definition(fn.func_ir.blocks, u.name)
+        if (isinstance(made, ir.Expr) and made.op == "binop" and made.fn is operator.mul
+                and isinstance(types.unliteral(fn.typeof(u.name)), types.Float)):
+            for factor, k in ((made.rhs, made.lhs), (made.lhs, made.rhs)):
+                if _copied_from(fn, factor) == root and _copied_from(fn, k) != root:
+                    return x, u, k
+    return None
 
 
 def _copied_from(fn, var):

@@ -165,8 +165,9 @@ def fwd_binop(ctx, stmt, e):
                                    for v in (stmt.target, expr.lhs, expr.rhs)):
         return fwd_bilinear(ctx, stmt, e, [expr.lhs, expr.rhs])
     square = squared_operand(ctx.fn, expr)
-    if square is not None and is_float(ctx.typeof(stmt.target.name)):
-        return fwd_square(ctx, stmt, e, square)
+    if (square is not None and is_float(ctx.typeof(stmt.target.name))
+            and (square[2] is None or not ctx.active(square[2]))):
+        return fwd_square(ctx, stmt, e, *square[:2])
     repeated = repeated_list(ctx.fn, expr)
     if repeated is not None:
         return fwd_repeated_list(ctx, stmt, e, *repeated)
@@ -174,12 +175,13 @@ def fwd_binop(ctx, stmt, e):
                [expr.lhs, expr.rhs])
 
 
-def fwd_square(ctx, stmt, e, x):
-    """fwd: ``y = x * x`` / ``y%dot = x%dot * 2x``: one guarded product, not two."""
+def fwd_square(ctx, stmt, e, x, u):
+    """fwd: ``y = u * x`` with ``u = x`` or ``u = k * x`` (``k`` not differentiated) /
+    ``y%dot = x%dot * 2u``: one guarded product, not two."""
     old = emit_primal(ctx, stmt, e)
     if not ctx.active(stmt.target):
         return
-    value = _use(e, old, x)
+    value = _use(e, old, u)
     twice = e.binop(operator.add, value, value, hint="d")
     ctx.set_tangent(e, stmt.target, emit_product(e, _tan(ctx, e, old, x), twice,
                                                  ctx.product))

@@ -91,8 +91,9 @@ def rev_binop(ctx, stmt, e):
     if ctx.active_array(expr.lhs) or ctx.active_array(expr.rhs):
         return apply_array_rule(ctx, stmt, e, expr.fn, [expr.lhs, expr.rhs])
     square = squared_operand(ctx.fn, expr)
-    if square is not None and ctx.active_float(stmt.target):
-        return rev_square(ctx, stmt, e, square)
+    if (square is not None and ctx.active_float(stmt.target)
+            and (square[2] is None or not ctx.is_active(square[2]))):
+        return rev_square(ctx, stmt, e, *square[:2])
     repeated = repeated_list(ctx.fn, expr)
     if repeated is not None:  # ``[0.0] * n``: a list made anew, of constants
         if active_list(ctx, repeated[0]):
@@ -103,9 +104,10 @@ def rev_binop(ctx, stmt, e):
                [expr.lhs, expr.rhs])
 
 
-def rev_square(ctx, stmt, e, x):
-    """rev: ``y = x * x`` / ``x%bar += y%bar * 2x``: one guarded product, not two."""
-    twice = e.binop(operator.add, x, x, hint="d")
+def rev_square(ctx, stmt, e, x, u):
+    """rev: ``y = u * x`` with ``u = x`` or ``u = k * x`` (``k`` not differentiated) /
+    ``x%bar += y%bar * 2u``: one guarded product, not two (none into ``u``)."""
+    twice = e.binop(operator.add, u, u, hint="d")
     ctx.accumulate(e, x, emit_product(e, e.var(bar(stmt.target.name)), twice, ctx.product))
     ctx.reset(e, stmt.target.name)
 

@@ -261,7 +261,7 @@ def call_name(key):
     return name
 
 
-def squared_operand(fn, expr):
+def squared_operand(fn, expr, definition=None):
     """``(x, u, k)`` for a float scalar product ``u * x`` (or ``x * u``) that is ``k x^2``:
     ``u`` is ``x`` itself (``k`` None) or ``u = k * x`` (``0.5 * v * v``), where one
     value is one variable or copies of one variable each assigned once; else None. With
@@ -270,27 +270,29 @@ def squared_operand(fn, expr):
     if not (isinstance(expr, ir.Expr) and expr.op == "binop" and expr.fn is operator.mul
             and isinstance(types.unliteral(fn.typeof(expr.lhs.name)), types.Float)):
         return None
+    definition = definition or (lambda n: single_definition(fn.func_ir.blocks, n))
     for u, x in ((expr.lhs, expr.rhs), (expr.rhs, expr.lhs)):
-        root = _copied_from(fn, x)
+        root = _copied_from(definition, x)
         if root is None:
             continue
-        if u.name == x.name or _copied_from(fn, u) == root:
+        if u.name == x.name or _copied_from(definition, u) == root:
             return x, u, None
-        made = single_definition(fn.func_ir.blocks, u.name)
+        made = definition(u.name)
         if (isinstance(made, ir.Expr) and made.op == "binop" and made.fn is operator.mul
                 and isinstance(types.unliteral(fn.typeof(u.name)), types.Float)):
             for factor, k in ((made.rhs, made.lhs), (made.lhs, made.rhs)):
-                if _copied_from(fn, factor) == root and _copied_from(fn, k) != root:
+                if (_copied_from(definition, factor) == root
+                        and _copied_from(definition, k) != root):
                     return x, u, k
     return None
 
 
-def _copied_from(fn, var):
+def _copied_from(definition, var):
     """The variable ``var`` is a copy of through single assignments (``b = a``), or
     ``var``'s own name; None when a name on the way is assigned more than once."""
     name = var.name
     while True:
-        value = single_definition(fn.func_ir.blocks, name)
+        value = definition(name)
         if value is None:
             return None
         if not isinstance(value, ir.Var):

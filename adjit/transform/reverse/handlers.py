@@ -90,7 +90,7 @@ def rev_binop(ctx, stmt, e):
         return rev_matmul(ctx, stmt, e)
     if ctx.active_array(expr.lhs) or ctx.active_array(expr.rhs):
         return apply_array_rule(ctx, stmt, e, expr.fn, [expr.lhs, expr.rhs])
-    square = squared_operand(ctx.fn, expr)
+    square = squared_operand(ctx.fn, expr, ctx.definition)
     if (square is not None and ctx.active_float(stmt.target)
             and (square[2] is None or not ctx.is_active(square[2]))):
         return rev_square(ctx, stmt, e, *square[:2])

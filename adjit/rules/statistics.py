@@ -68,6 +68,39 @@ def percentile(a, q):
 
 
 @internal_jit
+def quantiles(a, q):
+    """``np.quantile(a, q)`` for a 1-D array ``q``: one quantile per entry."""
+    out = np.empty(q.shape[0])
+    for j in range(q.shape[0]):
+        out[j] = quantile(a, q[j])
+    return out
+
+
+@internal_jit
+def percentiles(a, q):
+    """``np.percentile(a, q)`` for a 1-D array ``q``."""
+    out = np.empty(q.shape[0])
+    for j in range(q.shape[0]):
+        out[j] = percentile(a, q[j])
+    return out
+
+
+def _by_q(scalar, per_entry):
+    """A chooser (``defcomposite``): the helper for a number ``q`` or a 1-D array ``q``
+    of numbers; None leaves other forms to their refusal."""
+    def choose(argtypes):
+        from numba.core import types
+        q = argtypes[1] if len(argtypes) > 1 else None
+        if isinstance(q, (types.Integer, types.Float)):
+            return scalar
+        if (isinstance(q, types.Array) and q.ndim == 1
+                and isinstance(q.dtype, (types.Integer, types.Float))):
+            return per_entry
+        return None
+    return choose
+
+
+@internal_jit
 def nansum(a):
     """``np.nansum``: the sum of the elements that are not NaN."""
     x = a.flatten()
@@ -175,8 +208,8 @@ def corrcoef(x, y=None, rowvar=True):
 
 defcomposite(np.ptp, ptp)
 defcomposite(np.median, median)
-defcomposite(np.quantile, quantile)
-defcomposite(np.percentile, percentile)
+defcomposite(np.quantile, _by_q(quantile, quantiles))
+defcomposite(np.percentile, _by_q(percentile, percentiles))
 defcomposite(np.nansum, nansum)
 defcomposite(np.nanmean, nanmean)
 defcomposite(np.nanmax, nanmax)

@@ -29,6 +29,12 @@ def quantile_level(x, q):
     return np.quantile(x, q) + np.percentile(x, 100.0 * q) * q
 
 
+def several_levels(x, q):
+    # an array of levels (it was an internal error): one quantile per entry
+    return np.sum(np.percentile(x * x, np.array([10.0, 50.0, 90.0])) * q) \
+        + np.sum(np.quantile(np.sin(x), q) ** 2)
+
+
 def nan_reductions(x):
     y = np.where(x > 1.5, np.nan, x * x)  # the NaN element takes no adjoint
     return np.nansum(y) * np.nanmean(y) + np.nanmax(y) - np.nanmin(np.sin(y))
@@ -59,6 +65,7 @@ X2 = RNG.uniform(0.2, 1.4, 6)
 CASES = [
     (order_statistics, (V7,), 0, ["np.median", "np.percentile", "np.quantile", "np.ptp"]),
     (quantile_level, (V7, 0.37), (0, 1), []),
+    (several_levels, (V7, np.array([0.15, 0.55, 0.85])), (0, 1), []),
     (nan_reductions, (V6,), 0, ["np.nansum", "np.nanmean", "np.nanmax", "np.nanmin"]),
     (weighted, (V6, np.abs(V6) + 0.5), (0, 1), ["np.average", "np.trapezoid"]),
     (covariance, (M34,), 0, ["np.cov", "np.corrcoef"]),

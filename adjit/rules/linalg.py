@@ -21,9 +21,10 @@ from .registry import defnonlinear
 
 @internal_jit
 def _lower_mirrored(d):
-    """``tril(d) + tril(d, -1).T``: the symmetric matrix ``eigh`` sees for input ``d``."""
+    """``tril(d) + tril(d, -1).T``: the symmetric matrix ``eigh`` sees for input ``d``
+    (in ``d``'s precision: a float32 product with float64 does not type)."""
     n = d.shape[0]
-    out = np.empty((n, n))
+    out = np.empty((n, n), d.dtype)
     for i in range(n):
         for j in range(i + 1):
             out[i, j] = d[i, j]
@@ -171,9 +172,10 @@ def eigenvectors(a):
 
 @internal_jit
 def _gaps(w):
-    """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it."""
+    """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it (in ``w``'s precision:
+    a float32 product with float64 does not type)."""
     n = w.shape[0]
-    f = np.zeros((n, n))
+    f = np.zeros((n, n), w.dtype)
     for i in range(n):
         for j in range(n):
             if i != j:

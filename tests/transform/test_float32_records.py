@@ -36,9 +36,21 @@ def _hvp_by_differences(f, x, v, eps=1e-5):
     return (g(x + eps * v) - g(x - eps * v)) / (2 * eps)
 
 
+def _eigenvalue_energy(a):
+    return np.sum(np.linalg.eigvalsh(a) ** 2)
+
+
+def _eigenvector_weights(a):
+    w, vecs = np.linalg.eigh(a)
+    return np.sum(w * vecs[0] ** 2) + np.sum(vecs[:, 1] * np.array([0.3, -0.2, 0.5]))
+
+
 @pytest.mark.parametrize("f, x, v", [
     (_half_logdet_by_cholesky, A, V),
     (_squared_logdet, A, V),
+    # the eigh rules multiplied float64 with float32 matrices (an internal error)
+    (_eigenvalue_energy, A, V),
+    (_eigenvector_weights, A, V),
     (_cumprod_energy, np.array([0.4, -0.3, 0.8, 1.1]), np.array([1.0, -0.5, 0.3, 0.2])),
 ])
 def test_float32_hvp_through_rules_with_float64_tangents(f, x, v):
@@ -148,3 +160,10 @@ def test_float32_kron_tangent_is_float32():
     got = adjit.hvp(_kron_then_product)(M.astype(np.float32), V.astype(np.float32))
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, adjit.hvp(_kron_then_product)(M, V), rtol=1e-5)
+
+
+@pytest.mark.parametrize("f", [_eigenvalue_energy, _eigenvector_weights])
+def test_float32_eigh_in_forward_mode(f):
+    _, expected = adjit.jvp(f)(A, V)
+    value, tangent = adjit.jvp(f)(A.astype(np.float32), V.astype(np.float32))
+    assert tangent == pytest.approx(expected, rel=2e-4)

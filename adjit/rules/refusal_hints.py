@@ -85,6 +85,18 @@ def _float64_only(fn, expr, cls):
                 "arrays: convert them first (A.astype(np.float64))")
 
 
+def _float32_arrays(fn, expr, cls):
+    """Refused with float32 arrays where adjit has a rule for the function (its rules
+    and helpers are written for float64 arrays: ``np.ptp``, ``np.cov``)."""
+    registered = any(PRIMITIVES.get(cls.key, family) is not None
+                     for family in ("composite", "array_op", "reduction", "kernel"))
+    if registered and any(
+            isinstance(t, types.Array) and t.dtype == types.float32
+            for t in (fn.typeof(a.name) for a in cls.args)):
+        return ("adjit's rule for it takes float64 arrays, and this call passes float32 "
+                "ones: convert them first (x.astype(np.float64))")
+
+
 def _unhandled_rank(fn, expr, cls):
     """Refused for an array argument's rank: beyond the reduction rule's ranks, or 4-D
     and up for elementwise operations."""
@@ -115,7 +127,8 @@ def _scalar_rule_on_arrays(fn, expr, cls):
 #: the hints, most specific first
 HINTS = (_stencil_options, _unbound_arguments, _guvectorize, _ufunc_out_keyword,
          _generator, _list_of_arrays, _namedtuple, _optional_argument, _no_arrays,
-         _float64_only, _unhandled_rank, _fortran_order, _scalar_rule_on_arrays)
+         _float64_only, _float32_arrays, _unhandled_rank, _fortran_order,
+         _scalar_rule_on_arrays)
 
 
 def unsupported_detail(fn, expr, cls):

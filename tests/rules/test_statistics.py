@@ -108,3 +108,21 @@ def test_values_match_numpy():
     for f, args, argnums, _ in CASES:
         value, _grad = adjit.value_and_grad(f, argnums=argnums)(*args)
         assert value == pytest.approx(f(*args), rel=1e-12, abs=1e-12), f.__name__
+
+
+def _spread(x):
+    return np.ptp(x) ** 2 + np.sum(np.cov(np.vstack((x, x * x))))
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_float32_arrays_are_refused_with_the_conversion_to_make(mode):
+    """The helpers behind np.ptp and np.cov take float64 arrays: the refusal says to
+    convert, not to register a rule or drop an axis= option."""
+    import adjit
+    x = np.array([0.3, 1.2, -0.4, 0.8], dtype=np.float32)
+    with pytest.raises(adjit.UnsupportedError, match=r"x.astype\(np.float64\)"):
+        if mode == "grad":
+            adjit.grad(_spread)(x)
+        else:
+            adjit.jvp(_spread)(x, np.ones(4, np.float32))
+    check_grad(_spread, x.astype(np.float64))

@@ -86,10 +86,11 @@ class UnpackedRowsToIndexing:
         source = defs.get(value.value.name)
         while isinstance(source, ir.Var):
             source = defs.get(source.name)
-        if (isinstance(source, ir.Expr) and source.op == "exhaust_iter"
-                and isinstance(fn.typeof(source.value.name), types.Array)):
-            return source.value
-        return None
+        if not (isinstance(source, ir.Expr) and source.op == "exhaust_iter"):
+            return None
+        typ = fn.typeof(source.value.name)
+        # (the elements of a 1-D array unpacked have their own rule)
+        return source.value if isinstance(typ, types.Array) and typ.ndim > 1 else None
 
     @staticmethod
     def row_read(fn, scope, stmt, array):

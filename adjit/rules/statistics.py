@@ -79,10 +79,9 @@ def quantiles(a, q):
 @internal_jit
 def percentiles(a, q):
     """``np.percentile(a, q)`` for a 1-D array ``q``."""
-    out = np.empty(q.shape[0])
-    for j in range(q.shape[0]):
-        out[j] = percentile(a, q[j])
-    return out
+    if q.shape[0] and not (q.min() >= 0.0 and q.max() <= 100.0):
+        raise ValueError("Percentiles must be in the range [0, 100]")
+    return quantiles(a, q / 100.0)
 
 
 def _by_q(scalar, per_entry):

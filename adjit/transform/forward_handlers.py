@@ -21,6 +21,7 @@ from .forward_lists import (fwd_build_list, fwd_list_method, fwd_list_new,
                             fwd_list_reduction, fwd_repeated_list)
 from .forward_tape import fwd_tape_pop, fwd_tape_push, fwd_tape_put, fwd_tape_reserve
 from .forward_elementwise import emit_elementwise_term, tangent_like
+from .forward_primal import emit_primal, operand, operand_tangent
 from .partials import emit_factor, emit_partial, emit_product, emit_product_sums, is_product
 from ..rules import NONDIFF, lookup
 from ..rules.arrays import is_filled_allocation, zeros_shadow
@@ -30,36 +31,12 @@ from ..rules.matmul import lookup_product
 from ..ir.value_types import is_float, is_float_array
 
 
-def emit_primal(ctx, stmt, e):
-    """Copy the primal statement; return {operand name: var holding its old value}."""
-    old = {}
-    if isinstance(stmt, ir.Assign):
-        for v in stmt.value.list_vars() if hasattr(stmt.value, "list_vars") else ():
-            if v.name == stmt.target.name and v.name not in old:
-                old[v.name] = e.assign(e.var(v.name), hint="old")
-                if ctx.active(v):
-                    old[ctx.dot(v.name)] = e.assign(e.var(ctx.dot(v.name)), hint="olddot")
-    e.stmt(clone_stmt(stmt))
-    return old
-
-
-def _use(e, old, var):
-    """``var``, or the copy of its value from before the primal statement."""
-    return old.get(var.name, var)
-
-
-def _tan(ctx, e, old, var):
-    if ctx.active(var) and ctx.dot(var.name) in old:
-        return old[ctx.dot(var.name)]
-    return ctx.tangent(e, var)
-
-
 def fwd_copy(ctx, stmt, e):
     """fwd: ``y = v`` / ``y = cast(v)`` / ``y = exhaust_iter(v)``: ``y%dot = v%dot``."""
     old = emit_primal(ctx, stmt, e)
     if ctx.active(stmt.target):
         src = stmt.value if isinstance(stmt.value, ir.Var) else stmt.value.value
-        e.assign(_tan(ctx, e, old, src), target=ctx.dot(stmt.target.name))
+        e.assign(operand_tangent(ctx, e, old, src), target=ctx.dot(stmt.target.name))
 
 
 def fwd_exhaust_iter(ctx, stmt, e):
@@ -71,7 +48,7 @@ def fwd_exhaust_iter(ctx, stmt, e):
         return fwd_copy(ctx, stmt, e)
     old = emit_primal(ctx, stmt, e)
     if ctx.active(stmt.target):
-        unpacked = ir.Expr.exhaust_iter(_tan(ctx, e, old, src), stmt.value.count, stmt.loc)
+        unpacked = ir.Expr.exhaust_iter(operand_tangent(ctx, e, old, src), stmt.value.count, stmt.loc)
         e.assign(unpacked, target=ctx.dot(stmt.target.name))
 
 
@@ -126,14 +103,14 @@ def apply_rule(ctx, stmt, e, rule, name, args):
                 elementwise and is_float_array(ctx.typeof(a.name)))) for a in args):
         raise ctx.unsupported(f"'{name}' on {ttype}", stmt.loc,
                               "this operation has no forward rule for these types")
-    primal_args = [_use(e, old, a) for a in args]
+    primal_args = [operand(e, old, a) for a in args]
     terms, pairs, given = [], [], set()
     paired = ctx.product is adjoint_product_branch and not elementwise
     for k, a in enumerate(args):
         partial = rule.partial(k) if rule is not NONDIFF else ZERO
         if partial is ZERO or not ctx.active(a):
             continue
-        tan = _tan(ctx, e, old, a)
+        tan = operand_tangent(ctx, e, old, a)
         given.add(tan.name)
         if elementwise and is_product(partial):  # one guarded loop over the result
             terms.append(emit_elementwise_term(e, partial, tan, target, primal_args))
@@ -181,9 +158,9 @@ def fwd_square(ctx, stmt, e, x, u):
     old = emit_primal(ctx, stmt, e)
     if not ctx.active(stmt.target):
         return
-    value = _use(e, old, u)
+    value = operand(e, old, u)
     twice = e.binop(operator.add, value, value, hint="d")
-    ctx.set_tangent(e, stmt.target, emit_product(e, _tan(ctx, e, old, x), twice,
+    ctx.set_tangent(e, stmt.target, emit_product(e, operand_tangent(ctx, e, old, x), twice,
                                                  ctx.product))
 
 
@@ -269,17 +246,17 @@ def fwd_array_op(ctx, stmt, e, site):
                               "array(s) it transforms", stmt.loc)
     if not ctx.active(stmt.target):
         return
-    args = [_use(e, old, a) for a in site.args]
+    args = [operand(e, old, a) for a in site.args]
     terms = []
     for k in op.diff_args:
         if not ctx.active(site.args[k]):
             continue
         if op.shape == "nonlinear":
             terms.append(e.call(op.tangents[k], [stmt.target] + args
-                                + [_tan(ctx, e, old, site.args[k])], hint="term"))
+                                + [operand_tangent(ctx, e, old, site.args[k])], hint="term"))
             continue
         swapped = list(args)
-        swapped[k] = _tan(ctx, e, old, site.args[k])
+        swapped[k] = operand_tangent(ctx, e, old, site.args[k])
         term = emit_array_op(e, site, swapped, hint="lin")
         if site.callee in _COPIES_BY_LAYOUT:  # the primal copied: so must the tangent
             term = e.call(np.copy, [term], hint="lin")
@@ -324,11 +301,11 @@ def fwd_array_rule(ctx, stmt, e, prim, args):
     old = emit_primal(ctx, stmt, e)
     if not ctx.active(target):
         return
-    tangents = {k: _tan(ctx, e, old, a) for k, a in enumerate(args)
+    tangents = {k: operand_tangent(ctx, e, old, a) for k, a in enumerate(args)
                 if ctx.active(a) and rule.tangents[k] is not None}
     # an argument the rule never reads is passed as its tangent (same type and shape), so
     # the primal array may be freed before the tangent is computed (``sink_tangents``)
-    passed = [tangents[k] if k in tangents and not rule.reads_args[k] else _use(e, old, a)
+    passed = [tangents[k] if k in tangents and not rule.reads_args[k] else operand(e, old, a)
               for k, a in enumerate(args)]
     total = None
     for k, tan in tangents.items():
@@ -481,7 +458,7 @@ def fwd_bilinear(ctx, stmt, e, args):
     old = emit_primal(ctx, stmt, e)
     if not ctx.active(stmt.target):
         return
-    a, b = (_use(e, old, v) for v in args)
+    a, b = (operand(e, old, v) for v in args)
     expr = stmt.value
 
     def apply(x, y):
@@ -494,15 +471,15 @@ def fwd_bilinear(ctx, stmt, e, args):
     fused = product.forward if product is not None else None
     if fused is not None and ctx.active(args[0]) and ctx.active(args[1]):
         total = e.call(e.glob(fused, name="bilinear_tangent"),
-                       [a, _tan(ctx, e, old, args[0]), b, _tan(ctx, e, old, args[1])],
+                       [a, operand_tangent(ctx, e, old, args[0]), b, operand_tangent(ctx, e, old, args[1])],
                        hint="tan")  # one array, not two products and their sum
         e.assign(total, target=ctx.dot(stmt.target.name))
         return
     terms = []
     if ctx.active(args[0]):
-        terms.append(apply(_tan(ctx, e, old, args[0]), b))
+        terms.append(apply(operand_tangent(ctx, e, old, args[0]), b))
     if ctx.active(args[1]):
-        terms.append(apply(a, _tan(ctx, e, old, args[1])))
+        terms.append(apply(a, operand_tangent(ctx, e, old, args[1])))
     total = terms[0] if len(terms) == 1 else e.binop(operator.add, terms[0], terms[1],
                                                       hint="tan")
     e.assign(total, target=ctx.dot(stmt.target.name))
@@ -530,12 +507,12 @@ def fwd_getitem(ctx, stmt, e):
     expr = stmt.value
     base = expr.value
     btype = ctx.typeof(base.name)
-    tan_base = _tan(ctx, e, old, base)
+    tan_base = operand_tangent(ctx, e, old, base)
     if isinstance(btype, types.BaseTuple):
         if expr.op != "static_getitem" or not isinstance(expr.index, int):
             if not isinstance(btype, types.UniTuple):
                 raise ctx.unsupported("indexing a mixed tuple with a variable", stmt.loc)
-            e.assign(e.getitem(tan_base, _use(e, old, expr.index)),
+            e.assign(e.getitem(tan_base, operand(e, old, expr.index)),
                      target=ctx.dot(stmt.target.name))
             return
         items = differentiable_items(btype)
@@ -545,7 +522,7 @@ def fwd_getitem(ctx, stmt, e):
         e.item(tan_base, pos, target=ctx.dot(stmt.target.name))
         return
     index = expr.index if expr.op == "getitem" else e.const(expr.index, hint="idx")
-    e.assign(ir.Expr.getitem(tan_base, _use(e, old, index), e.loc),
+    e.assign(ir.Expr.getitem(tan_base, operand(e, old, index), e.loc),
              target=ctx.dot(stmt.target.name))
 
 

@@ -273,7 +273,7 @@ def squared_operand(fn, expr, definition=None):
     definition = definition or (lambda n: single_definition(fn.func_ir.blocks, n))
     for u, x in ((expr.lhs, expr.rhs), (expr.rhs, expr.lhs)):
         root = _copied_from(definition, x)
-        if root is None:
+        if root is None or not isinstance(types.unliteral(fn.typeof(x.name)), types.Float):
             continue
         if u.name == x.name or _copied_from(definition, u) == root:
             return x, u, None

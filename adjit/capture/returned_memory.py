@@ -137,6 +137,45 @@ class _Freshness:
             return bool(items and items[1] and k < len(items[1]) and items[1][k])
         return False
 
+    def sources(self, name, seen=frozenset()):
+        """The parameters (indices) whose memory array ``name`` may share: empty when it
+        is fresh, None when adjit cannot tell (a view of a tuple item, an unknown call)."""
+        if not isinstance(self.fn.typeof(name), types.Array) or self.fresh(name):
+            return frozenset()
+        root = copy_root(self.definition, name)
+        if root in seen:
+            return frozenset()  # around a loop: the other paths decide
+        value, seen = self.definition(root), seen | {root}
+        if isinstance(value, ir.Arg):
+            return frozenset({value.index})
+        if isinstance(value, ir.Expr) and value.op == "phi":
+            parts = [self.sources(v.name, seen) for v in value.incoming_values
+                     if isinstance(v, ir.Var)]
+            return None if None in parts else frozenset().union(*parts)
+        parents = array_parents(self.fn, root, self.defs) if isinstance(
+            value, ir.Expr) and not self.is_copy(value) else []
+        if len(parents) == 1 and isinstance(self.fn.typeof(parents[0].name), types.Array):
+            return self.sources(parents[0].name, seen)  # a view, a copy, an update
+        return None
+
+    def result_sources(self):
+        """The parameters the result (every non-fresh array of it, over every return)
+        may share memory with, or None when adjit cannot tell."""
+        found = set()
+        for b in self.fn.func_ir.blocks.values():
+            if not isinstance(b.terminator, ir.Return):
+                continue
+            name = copy_root(self.definition, b.terminator.value.name)
+            made = self.definition(name)
+            names = ([v.name for v in made.items] if isinstance(made, ir.Expr)
+                     and made.op == "build_tuple" else [name])
+            for n in names:
+                part = self.sources(n)
+                if part is None:
+                    return None
+                found |= part
+        return frozenset(found)
+
     def helper_results(self, dispatcher, argtypes):
         return fresh_results(dispatcher, argtypes, self.active)
 
@@ -169,6 +208,21 @@ class _Freshness:
         if lookup_allocation(callee) is not None:
             return True
         return classify_call(self.fn, value).kind in ("elementwise", "matmul")
+
+
+_sources = owned_cache("result_sources")
+
+
+def result_sources(dispatcher, argtypes):
+    """The parameter indices whose memory a helper's array results may share (empty:
+    all fresh), or None when adjit cannot tell. Cached."""
+    key = (py_function_of(dispatcher), tuple(argtypes))
+    if key not in _sources:
+        try:
+            _sources[key] = _Freshness(capture(dispatcher, argtypes), (key,)).result_sources()
+        except Exception:  # cannot analyse the callee: it may share anything
+            _sources[key] = None
+    return _sources[key]
 
 
 def shares_argument_memory(fn, value):

@@ -150,29 +150,44 @@ def test_writing_into_the_parent_of_a_view_a_helper_returned_is_refused(f):
 @numba.njit
 def _rk_step(t, y, k):
     k[0] = y[0] * 2.0  # a scratch buffer
-    return t + 1.0, y * k[0]
+    return t + 1.0, y * k[0] + np.sin(y)
 
 
 @numba.njit
-def _integrate(t, y, k, t_end):
-    while t < t_end:
+def _integrate(t, y, k, steps):
+    while t < steps:
         t, y = _rk_step(t, y, k)
     return t, y  # the argument y itself when the loop takes no step
 
 
-def fixed_step_integration(y0):
+def fixed_step_integration(y0, steps):
     k = np.zeros(3)
-    t, y = _integrate(0.0, y0, k, 2.0)
+    t, y = _integrate(0.0, y0, k, steps)
+    return np.sum(y ** 2) + k[0]
+
+
+def integration_then_argument_written(y0, steps):
+    k = np.zeros(3)
+    t, y = _integrate(0.0, y0, k, steps)
+    y0[0] = 5.0 * y0[0]  # y is y0 itself when no step was taken
     return np.sum(y ** 2)
 
 
-def test_a_helper_that_may_return_its_argument_is_named_as_such():
-    """The helper's result is a new array or, on a path with no step, its argument y:
-    not provably new, so writing its scratch argument is refused, with a message that
-    says "may share memory" (it said only "returns a view of it")."""
+@pytest.mark.parametrize("steps", [2, 0])
+def test_a_helper_that_may_return_its_argument_beside_a_scratch_array(steps):
+    """The helper's result is a new array or, with no step taken, its argument y: it
+    may share y's memory, not the scratch array k's, so writing k is fine (it was
+    refused); writing y0 afterwards is refused, saying why."""
+    from adjit.testing import check_hvp, check_jvp
+    y0 = np.array([0.3, 0.5, 0.2])
+    for check in (check_grad, check_jvp, check_hvp):
+        check(fixed_step_integration, y0.copy(), steps)
+    if steps == 0:
+        np.testing.assert_allclose(adjit.grad(fixed_step_integration)(y0.copy(), 0), 2 * y0,
+                                   rtol=1e-15)
     with pytest.raises(adjit.UnsupportedError,
                        match="may share memory with its arguments") as err:
-        adjit.grad(fixed_step_integration)(np.array([0.3, 0.5, 0.2]))
+        adjit.grad(integration_then_argument_written)(y0.copy(), steps)
     assert "a loop that ran no steps" in str(err.value)
 
 

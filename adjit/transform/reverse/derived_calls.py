@@ -15,8 +15,8 @@ import operator
 from numba.core import ir, types
 
 from ...compile.dispatcher import is_derivative
-from ...capture.effects import call_writes, returned_argument_of_call
-from ...capture.returned_memory import shares_argument_memory
+from ...capture.effects import call_returns, call_writes, returned_argument_of_call
+from ...capture.returned_memory import result_sources, shares_argument_memory
 from ...ir.value_types import is_differentiable, is_float, is_float_array
 from ...rules.arrays import zeros_shadow
 from ...rules.classify import positional_count, refuse_omitted_default
@@ -184,7 +184,7 @@ def refuse_writes_under_returned_view(ctx, stmt, dispatcher):
     if not shares_argument_memory(ctx.fn, stmt.value):
         return
     changed = ctx.written | ctx.mutated
-    for a in _arrays_passed(ctx, stmt.value.args):
+    for a in _arrays_passed(ctx, _shared_arguments(ctx, stmt.value)):
         if isinstance(ctx.typeof(a.name), types.Array) and (
                 ctx.array_base(a.name) in changed or None in changed):
             raise ctx.unsupported(
@@ -194,6 +194,16 @@ def refuse_writes_under_returned_view(ctx, stmt, dispatcher):
                 "return a copy from the helper (an argument returned unchanged on some "
                 "path, such as a loop that ran no steps, counts as shared), or take the "
                 "view in the function itself (y[1:] instead of tail(y))")
+
+
+def _shared_arguments(ctx, value):
+    """The call's arguments whose memory the helper's result may share: those its
+    analysis names (``return y`` on a path where a loop took no step: ``y``, not the
+    scratch array beside it), or all of them when it cannot tell."""
+    found = call_returns(ctx.fn, value, result_sources)
+    if found is None:
+        return value.args
+    return [a for i, a in enumerate(value.args) if i in found]
 
 
 def _arrays_passed(ctx, args):

@@ -43,6 +43,12 @@ def array_parents(fn, name, defs):
     if value.op == "pair_first":  # pair_first(iternext(it)), it a copy of getiter(a)
         iterated = _iterated(value, defs)
         return [iterated] if iterated is not None else []
+    if value.op == "getitem" and isinstance(fn.typeof(value.value), types.BaseTuple):
+        # ``shadows[k]`` of a tuple built here, at a variable index: any array item
+        built = defined_value(defs, copy_root(lambda n: defined_value(defs, n),
+                                              value.value.name))
+        if isinstance(built, ir.Expr) and built.op == "build_tuple":
+            return [v for v in built.items if isinstance(fn.typeof(v.name), types.Array)]
     if (value.op in ("static_getitem", "getitem") and isinstance(value.index, int)
             and isinstance(fn.typeof(value.value), types.BaseTuple)):
         # ``a, b = A``: each item of the unpacked tuple is a row of A. ``for i, row in

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 
 from numba.core import ir, types
 
-from ..capture.effects import array_parents, call_writes
+from ..capture.effects import array_parents, call_writes, callee_container_writes
 from ..rules.classify import callee_key
 from ..rules.core import NONDIFF, lookup
 from .control_only import control_only
-from ..ir.nodes import defining_stmts
+from ..ir.nodes import defining_stmts, single_definition
 from ..ir.lists import list_copies, list_root, list_writes
 from ..ir.value_types import is_differentiable, is_float_array
 
@@ -133,13 +133,15 @@ class Activity:
 def _activate_array(fn, act, name, defs):
     """Mark array ``name`` and every array it aliases active (a write into a view or a
     copy changes the array it shares memory with); return whether anything changed."""
-    changed, todo = False, [name]
+    changed, todo, seen = False, [name], set()
     while todo:
         n = todo.pop()
-        if n in act.active or not is_float_array(fn.typeof(n)):
+        if n in seen or not is_float_array(fn.typeof(n)):
             continue
-        act.active.add(n)
-        changed = True
+        seen.add(n)
+        if n not in act.active:  # (one already active, through a read, may still have
+            act.active.add(n)    # parents that are not: ``shadows[k]`` of a tuple)
+            changed = True
         todo.extend(v.name for v in array_parents(fn, n, defs))
     return changed
 
@@ -150,9 +152,29 @@ def _written_arrays(fn, stmt):
         return [stmt.target], [stmt.value]
     value = getattr(stmt, "value", None)
     if isinstance(stmt, ir.Assign) and isinstance(value, ir.Expr) and value.op == "call":
-        return [a for a in call_writes(fn, value) if is_float_array(fn.typeof(a))], list(
-            value.args)
+        written = [a for a in call_writes(fn, value) if is_float_array(fn.typeof(a))]
+        return written + _written_tuple_items(fn, value), list(value.args)
     return [], []
+
+
+def _written_tuple_items(fn, value):
+    """The array items of tuples built in the function that a helper call may write
+    through (a helper's reverse pass adding into the shadow tuple ``(a%shadow, b)``)."""
+    ftype = fn.typeof(value.func.name)
+    if not isinstance(ftype, types.Dispatcher) or value not in fn.calltypes:
+        return []
+    argtypes = tuple(types.unliteral(t) for t in fn.calltypes[value].args)
+    try:
+        written = callee_container_writes(ftype.dispatcher, argtypes)
+    except Exception:  # cannot analyse the callee: any tuple it is given
+        written = range(len(value.args))
+    items = []
+    for i in written:
+        built = i < len(value.args) and single_definition(fn.func_ir.blocks,
+                                                          value.args[i].name)
+        if isinstance(built, ir.Expr) and built.op == "build_tuple":
+            items += [v for v in built.items if is_float_array(fn.typeof(v.name))]
+    return items
 
 
 def _activate_list(act, name, blocks):

@@ -10,6 +10,7 @@ import operator
 from numba.core import ir
 
 from ..ir.builder import clone_stmt, clone_value
+from ..ir.nodes import single_definition
 from ..ir.lists import (ARRAY_MAKERS, check_method, is_float_list, list_method,
                        list_reduction)
 from ..rules.lists import list_argmax, list_argmin
@@ -37,8 +38,13 @@ def fwd_repeated_list(ctx, stmt, e, base, count):
         raise ctx.unsupported("repeating a list that holds differentiated values",
                               stmt.loc, "fill the list with a loop instead")
     if ctx.active(stmt.target):
+        made = single_definition(ctx.fn.func_ir.blocks, base.name)
+        if not (isinstance(made, ir.Expr) and made.op == "build_list"):
+            raise ctx.unsupported("repeating a list made elsewhere", stmt.loc,
+                                  "repeat a list literal ([0.0] * n), or fill a loop")
         zero = ctx.zero(e, stmt.target, ctx.typeof(stmt.target.name).dtype)
-        zeros = e.assign(ir.Expr.build_list([zero], stmt.loc), hint="zeros")
+        zeros = e.assign(ir.Expr.build_list([zero] * len(made.items), stmt.loc),
+                         hint="zeros")  # as many as the repeated list: [0.0, 1.0] * n
         e.assign(ir.Expr.binop(operator.mul, zeros, count, stmt.loc),
                  target=ctx.dot(stmt.target.name))
 

@@ -158,7 +158,15 @@ def _repeated_differentiated_item(x):
     return L[1] * 2.0
 
 
-@pytest.mark.parametrize("f", [_preallocated_list, _preallocated_in_a_loop])
+def _repeated_constants(x):
+    L = [0.0, 1.0] * 2  # four items: forward mode made a tangent list of two
+    for i in range(4):
+        L[i] = L[i] + x[i] * x[i]
+    return L[0] + L[1] * L[2] + L[3]
+
+
+@pytest.mark.parametrize("f", [_preallocated_list, _preallocated_in_a_loop,
+                               _repeated_constants])
 def test_a_list_of_zeros_filled_by_index(f):
     """``L = [0.0] * n`` is a list made anew (it was refused as "made outside the
     function" in reverse mode, and had no forward rule)."""

@@ -140,8 +140,12 @@ def container_write_refusal(name, typ):
     """Both modes' words for writing a differentiated value into a container that is
     neither an array nor a float list (a typed Dict): ``(what, advice)``, naming the
     container as the user wrote it."""
-    kind = "typed Dict" if "Dict" in type(typ).__name__ else str(typ)
     shown = "" if name.startswith("$") else f" '{source_name(name)}'"
+    if isinstance(getattr(typ, "dtype", getattr(typ, "item_type", None)), types.Array):
+        return (f"writing a differentiated array into the list of arrays{shown}",
+                "adjit differentiates lists of floats: hold the arrays as the rows of one "
+                "array (np.empty((n, m)), A[i] = ...) or in a tuple")
+    kind = "typed Dict" if "Dict" in type(typ).__name__ else str(typ)
     return (f"writing a differentiated value into the {kind}{shown}",
             "adjit differentiates values held in arrays and float lists: store them in "
             "an array indexed by position (np.empty(n)) instead")

@@ -7,7 +7,7 @@ the tangent list like an array); this module makes the tangent list and keeps
 """
 import operator
 
-from numba.core import ir
+from numba.core import ir, types
 
 from ..ir.builder import clone_stmt, clone_value
 from ..ir.nodes import single_definition
@@ -22,10 +22,13 @@ def fwd_build_list(ctx, stmt, e):
     holds = any(ctx.active(v) for v in stmt.value.items)
     if not (ctx.active(stmt.target) or holds):
         return
-    if not is_float_list(ctx.typeof(stmt.target.name)):  # a list of arrays: not carried
-        raise ctx.unsupported(f"a {ctx.typeof(stmt.target.name)} holding differentiated "
-                              "values", stmt.loc, "lists of floats are supported; use an "
-                              "array or a tuple for other values")
+    typ = ctx.typeof(stmt.target.name)
+    if not is_float_list(typ):  # a list of arrays: not carried
+        kind = ("list of arrays" if isinstance(getattr(typ, "dtype", None), types.Array)
+                else str(typ))
+        raise ctx.unsupported(f"a {kind} holding differentiated values", stmt.loc,
+                              "lists of floats are supported; use an array or a tuple "
+                              "for other values")
     items = [ctx.tangent(e, v) for v in stmt.value.items]
     e.assign(ir.Expr.build_list(items, stmt.loc), target=ctx.dot(stmt.target.name))
 

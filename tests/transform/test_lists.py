@@ -63,6 +63,13 @@ def _list_of_arrays(x):
     return np.sum(L[0] * L[1])
 
 
+def _list_of_arrays_filled(x):
+    L = [np.zeros(3)] * 3
+    for i in range(3):
+        L[i] = x * i
+    return np.sum(L[1])
+
+
 @numba.njit
 def _simulate_path(x):
     path = [x[0]]
@@ -83,6 +90,7 @@ def _list_in_returned_tuple(x):
     # jvp raised internal errors for these two (a TypingError, "0 is not in list")
     (_list_of_arrays, "list"),
     (_list_in_returned_tuple, "a tuple holding a list"),
+    (_list_of_arrays_filled, "list of arrays"),  # it showed Numba's type name
 ])
 @pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])
 def test_what_a_list_cannot_do_is_refused_in_every_mode(func, words, mode):

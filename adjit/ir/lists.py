@@ -136,6 +136,11 @@ def display_name(name):
     return f"'{source_name(name)}'"
 
 
+#: what to do instead of a list of arrays (both modes' refusals)
+LIST_OF_ARRAYS_ADVICE = ("adjit differentiates lists of floats: hold the arrays as the rows "
+                         "of one array (np.empty((n, m)), A[i] = ...) or in a tuple")
+
+
 def container_write_refusal(name, typ):
     """Both modes' words for writing a differentiated value into a container that is
     neither an array nor a float list (a typed Dict): ``(what, advice)``, naming the
@@ -143,8 +148,7 @@ def container_write_refusal(name, typ):
     shown = "" if name.startswith("$") else f" '{source_name(name)}'"
     if isinstance(getattr(typ, "dtype", getattr(typ, "item_type", None)), types.Array):
         return (f"writing a differentiated array into the list of arrays{shown}",
-                "adjit differentiates lists of floats: hold the arrays as the rows of one "
-                "array (np.empty((n, m)), A[i] = ...) or in a tuple")
+                LIST_OF_ARRAYS_ADVICE)
     kind = "typed Dict" if "Dict" in type(typ).__name__ else str(typ)
     return (f"writing a differentiated value into the {kind}{shown}",
             "adjit differentiates values held in arrays and float lists: store them in "

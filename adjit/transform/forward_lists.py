@@ -11,8 +11,8 @@ from numba.core import ir, types
 
 from ..ir.builder import clone_stmt, clone_value
 from ..ir.nodes import single_definition
-from ..ir.lists import (ARRAY_MAKERS, check_method, is_float_list, list_method,
-                       list_reduction)
+from ..ir.lists import (ARRAY_MAKERS, LIST_OF_ARRAYS_ADVICE, check_method, is_float_list,
+                       list_method, list_reduction)
 from ..rules.lists import list_argmax, list_argmin
 
 
@@ -27,8 +27,7 @@ def fwd_build_list(ctx, stmt, e):
         kind = ("list of arrays" if isinstance(getattr(typ, "dtype", None), types.Array)
                 else str(typ))
         raise ctx.unsupported(f"a {kind} holding differentiated values", stmt.loc,
-                              "lists of floats are supported; use an array or a tuple "
-                              "for other values")
+                              LIST_OF_ARRAYS_ADVICE)
     items = [ctx.tangent(e, v) for v in stmt.value.items]
     e.assign(ir.Expr.build_list(items, stmt.loc), target=ctx.dot(stmt.target.name))
 

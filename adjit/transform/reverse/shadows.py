@@ -18,22 +18,21 @@ forward point. Element writes ``a[i] = v`` into arguments save the overwritten v
 restore it on the way back, so arguments stay readable; arrays modified in ways that are
 not undone (slice writes, ``a += b``, calls that may write) are never read going back.
 """
-import operator
-
 import numpy as np
 from numba.core import ir, types
 
 from ...ir.builder import fresh_name
-from ...ir.nodes import copy_root, is_basic_index, source_name
-from ...ir.lists import ARRAY_MAKERS, list_reduction
+from ...ir.nodes import copy_root, is_basic_index
+from ...ir.lists import ARRAY_MAKERS, LIST_OF_ARRAYS_ADVICE, list_reduction
 
 from ...rules.arrays import fresh_shadow, lookup_allocation
 from ...capture.effects import call_writes, callee_draws_random
 from ...ir.value_types import copy_type, is_float_array
 from .saved_shapes import SavedShapes, shape_of  # noqa: F401 (shape_of: re-exported)
 from .tuple_items import TupleItems
+from .user_names import UserNames
 from .written_arrays import WrittenArrays
-from ...rules.classify import (array_op_site, call_name, classify_call, elementwise_parts,
+from ...rules.classify import (array_op_site, classify_call, elementwise_parts,
                                emit_array_op, has_rule, matmul_parts, written_call_name)
 from ...rules.refusal_hints import unsupported_detail
 
@@ -68,13 +67,7 @@ def is_element_index(typ, ndim):
     return ndim == 1 and isinstance(typ, types.Integer)
 
 
-_OPERATOR_SYMBOLS = {operator.add: "+", operator.sub: "-", operator.mul: "*",
-                     operator.truediv: "/", operator.pow: "**", operator.matmul: "@",
-                     operator.iadd: "+=", operator.isub: "-=", operator.imul: "*=",
-                     operator.itruediv: "/="}
-
-
-class Shadows(TupleItems, SavedShapes, WrittenArrays):
+class Shadows(TupleItems, SavedShapes, WrittenArrays, UserNames):
     """Mixin of ``ReverseContext``: shadows, views, local arrays and array readability."""
 
     def init_shadows(self):
@@ -316,8 +309,7 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays):
         if (isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem")
                 and isinstance(self.typeof(value.value.name), (types.List, types.ListType))):
             raise self.unsupported(f"{self.user_name(var.name)}, an array read out of a "
-                                   "list", made, "lists of floats are supported; hold "
-                                   "arrays in a tuple or stack them into one array")
+                                   "list", made, LIST_OF_ARRAYS_ADVICE)
         raise self.unsupported(f"{self.user_name(var.name)} (an array made inside the "
                                "function from differentiated inputs)", made,
                                "no rule says how this array is made; register one with "
@@ -538,36 +530,6 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays):
         return any(mine is None or self.array_base(t.name) in (mine, None)
                    for t in targets if isinstance(self.typeof(t.name), types.Array))
 
-    def user_name(self, name):
-        """How the user wrote the value SSA variable ``name`` holds: the variable's own
-        name, or for a temporary the call or operator that made it."""
-        if not name.startswith("$"):
-            return f"'{source_name(name)}'"
-        value = self.definition(name)
-        if isinstance(value, ir.Expr) and value.op == "call":
-            callee = self.callee_object(value.func)
-            if callee is None:
-                key, _ = self.callee_key(value.func)
-                return f"'{call_name(key)}(...)'" if key is not None else "a call's result"
-            return f"'{call_name(callee)}(...)'"
-        if self.tuple_item(value) is not None:
-            return f"item {value.index} of {self.user_name(value.value.name)}"
-        if isinstance(value, ir.Expr) and value.op == "getattr":
-            inner = self.user_name(value.value.name)
-            return (f"{inner[:-1]}.{value.attr}'" if inner.endswith("'")
-                    else f"'.{value.attr}' of {inner}")
-        if isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem"):
-            inner = self.user_name(value.value.name)
-            shown = (_constant_index_text(value.index) if value.op == "static_getitem"
-                     else None) or "..."
-            return f"{inner[:-1]}[{shown}]'" if inner.endswith("'") else f"a part of {inner}"
-        if isinstance(value, ir.Expr) and value.op in ("binop", "inplace_binop"):
-            symbol = _OPERATOR_SYMBOLS.get(value.fn, getattr(value.fn, "__name__", value.fn))
-            return f"the result of '{symbol}'"
-        if isinstance(value, ir.Expr) and value.op == "build_tuple":
-            return "the tuple built on this line (an index such as 'y[1:3, idx]')"
-        return "an intermediate array"
-
     def readable(self, name, reads_data=True, remat=True):
         """Whether the reverse pass may use primal array ``name``: it must be (a view of)
         an argument that is never modified without being restored; reading its elements
@@ -586,17 +548,3 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays):
             return False  # written here and never restored: it holds its final values
         return not (reads_data and (base in self.written or None in self.written))
 
-
-def _constant_index_text(index):
-    """A constant index as written (``:, 0`` for ``(slice(None), 0)``), or None."""
-    items = index if isinstance(index, tuple) else (index,)
-    parts = []
-    for item in items:
-        if isinstance(item, slice):
-            ends = ["" if v is None else str(v) for v in (item.start, item.stop)]
-            parts.append(":".join(ends) + ("" if item.step is None else f":{item.step}"))
-        elif isinstance(item, int):
-            parts.append(str(item))
-        else:
-            return None
-    return ", ".join(parts)

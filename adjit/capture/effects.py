@@ -54,13 +54,13 @@ def array_parents(fn, name, defs):
         # ``a, b = A``: each item of the unpacked tuple is a row of A. ``for i, row in
         # enumerate(U)``, ``for a, b in zip(U, V)``: item k of the tuple each step yields
         # is a row of the array enumerate or zip walks
-        rows = _unpacked_array(fn, value.value, defs)
+        rows = unpacked_array(fn, value.value, defs)
         rows = rows if rows is not None else _zipped_rows(fn, value.value, value.index, defs)
         return [rows] if rows is not None else []
     return []
 
 
-def _unpacked_array(fn, tuple_var, defs):
+def unpacked_array(fn, tuple_var, defs):
     """The array ``tuple_var`` unpacks into rows (``a, b = A``: ``exhaust_iter(A)``,
     through copies), else None."""
     value = defined_value(defs, copy_root(lambda n: defined_value(defs, n), tuple_var.name))

@@ -12,7 +12,9 @@ from numba.core import ir, types
 from numba.core.typing import signature
 
 from ..ir.builder import fresh_name
+from ..ir.nodes import defining_stmts
 from .call_binding import unpack_tuple
+from .effects import unpacked_array
 
 
 def _tuple(fn, var):
@@ -65,8 +67,7 @@ class UnpackedRowsToIndexing:
     name = "unpacked_rows_to_indexing"
 
     def run(self, fn):
-        defs = {s.target.name: s.value for b in fn.func_ir.blocks.values()
-                for s in b.find_insts(ir.Assign)}
+        defs = defining_stmts(fn.func_ir.blocks)
         for block in fn.func_ir.blocks.values():
             body = []
             for stmt in block.body:
@@ -83,14 +84,9 @@ class UnpackedRowsToIndexing:
         if not (isinstance(value, ir.Expr) and value.op == "static_getitem"
                 and isinstance(value.index, int) and value.index >= 0):
             return None
-        source = defs.get(value.value.name)
-        while isinstance(source, ir.Var):
-            source = defs.get(source.name)
-        if not (isinstance(source, ir.Expr) and source.op == "exhaust_iter"):
-            return None
-        typ = fn.typeof(source.value.name)
+        array = unpacked_array(fn, value.value, defs)
         # (the elements of a 1-D array unpacked have their own rule)
-        return source.value if isinstance(typ, types.Array) and typ.ndim > 1 else None
+        return array if array is not None and fn.typeof(array.name).ndim > 1 else None
 
     @staticmethod
     def row_read(fn, scope, stmt, array):

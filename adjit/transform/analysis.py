@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 
 from numba.core import ir, types
 
-from ..capture.effects import array_parents, call_writes, callee_container_writes
+from ..capture.effects import (array_parents, call_writes, callee_container_writes,
+                              defined_value)
 from ..rules.classify import callee_key
 from ..rules.core import NONDIFF, lookup
 from .control_only import control_only
-from ..ir.nodes import defining_stmts, single_definition
+from ..ir.nodes import defining_stmts
 from ..ir.lists import list_copies, list_root, list_writes
 from ..ir.value_types import is_differentiable, is_float_array
 
@@ -146,18 +147,18 @@ def _activate_array(fn, act, name, defs):
     return changed
 
 
-def _written_arrays(fn, stmt):
+def _written_arrays(fn, stmt, defs):
     """Arrays a statement may write, and the values it may write into them."""
     if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
         return [stmt.target], [stmt.value]
     value = getattr(stmt, "value", None)
     if isinstance(stmt, ir.Assign) and isinstance(value, ir.Expr) and value.op == "call":
         written = [a for a in call_writes(fn, value) if is_float_array(fn.typeof(a))]
-        return written + _written_tuple_items(fn, value), list(value.args)
+        return written + _written_tuple_items(fn, value, defs), list(value.args)
     return [], []
 
 
-def _written_tuple_items(fn, value):
+def _written_tuple_items(fn, value, defs):
     """The array items of tuples built in the function that a helper call may write
     through (a helper's reverse pass adding into the shadow tuple ``(a%shadow, b)``)."""
     ftype = fn.typeof(value.func.name)
@@ -170,8 +171,7 @@ def _written_tuple_items(fn, value):
         written = range(len(value.args))
     items = []
     for i in written:
-        built = i < len(value.args) and single_definition(fn.func_ir.blocks,
-                                                          value.args[i].name)
+        built = i < len(value.args) and defined_value(defs, value.args[i].name)
         if isinstance(built, ir.Expr) and built.op == "build_tuple":
             items += [v for v in built.items if is_float_array(fn.typeof(v.name))]
     return items
@@ -219,7 +219,7 @@ def activity(fn, active_args, carriers=()):
         changed = False
         for block in blocks.values():
             for stmt in block.body:
-                written, sources = _written_arrays(fn, stmt)
+                written, sources = _written_arrays(fn, stmt, defs)
                 if any(v.name in act.active or v.name in act.carriers for v in sources):
                     for arr in written:
                         changed |= _activate_array(fn, act, arr.name, defs)

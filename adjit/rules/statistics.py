@@ -47,7 +47,12 @@ def median(a):
 def quantile(a, q):
     """``np.quantile(a, q)`` for a scalar ``q`` in [0, 1], NumPy's default ('linear')
     method: interpolate between the sorted elements around position ``q (n - 1)``."""
-    s = _sorted(a)
+    return _quantile_of_sorted(_sorted(a), q)
+
+
+@internal_jit
+def _quantile_of_sorted(s, q):
+    """``quantile`` of the already sorted 1-D ``s``."""
     n = s.shape[0]
     if not 0.0 <= q <= 1.0:
         raise ValueError("Quantiles must be in the range [0, 1]")
@@ -70,9 +75,10 @@ def percentile(a, q):
 @internal_jit
 def quantiles(a, q):
     """``np.quantile(a, q)`` for a 1-D array ``q``: one quantile per entry."""
+    s = _sorted(a)  # once, for every level
     out = np.empty(q.shape[0])
     for j in range(q.shape[0]):
-        out[j] = quantile(a, q[j])
+        out[j] = _quantile_of_sorted(s, q[j])
     return out
 
 

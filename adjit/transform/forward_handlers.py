@@ -48,7 +48,8 @@ def fwd_exhaust_iter(ctx, stmt, e):
         return fwd_copy(ctx, stmt, e)
     old = emit_primal(ctx, stmt, e)
     if ctx.active(stmt.target):
-        unpacked = ir.Expr.exhaust_iter(operand_tangent(ctx, e, old, src), stmt.value.count, stmt.loc)
+        unpacked = ir.Expr.exhaust_iter(operand_tangent(ctx, e, old, src), stmt.value.count,
+                                        stmt.loc)
         e.assign(unpacked, target=ctx.dot(stmt.target.name))
 
 
@@ -471,7 +472,8 @@ def fwd_bilinear(ctx, stmt, e, args):
     fused = product.forward if product is not None else None
     if fused is not None and ctx.active(args[0]) and ctx.active(args[1]):
         total = e.call(e.glob(fused, name="bilinear_tangent"),
-                       [a, operand_tangent(ctx, e, old, args[0]), b, operand_tangent(ctx, e, old, args[1])],
+                       [a, operand_tangent(ctx, e, old, args[0]),
+                        b, operand_tangent(ctx, e, old, args[1])],
                        hint="tan")  # one array, not two products and their sum
         e.assign(total, target=ctx.dot(stmt.target.name))
         return

@@ -19,7 +19,8 @@ from .list_iteration import IndexListIteration, IndexTupleIteration
 from .inplace_arrays import (DropSelfSliceWrites, EllipsisWriteToSliceWrite, FillToSliceWrite,
                              InplaceArrayToSliceWrite, OutArgumentToSliceWrite,
                              SortToSliceWrite)
-from .selection import GatherReadsToTake, MixedReadsToTake, MixedWritesToViewWrites
+from .selection import (GatherReadsToTake, MixedReadsToTake, MixedWritesToViewWrites,
+                        TakeAlongAxisToGather)
 from .stencils import StencilToHelper
 from .methods import (ContiguousAliases, FlatIterationToRavel, JitclassMethodsToCalls,
                       MethodsToFunctions)
@@ -298,7 +299,7 @@ NORMALISE = [ContiguousAliases(), InplaceArrayToSliceWrite(), DropSelfSliceWrite
              FillToSliceWrite(), SortToSliceWrite(), OutArgumentToSliceWrite(),
              InplaceBinopToBinop(), ResolveModuleAttributes(), StencilToHelper(),
              ComprehensionToEmpty(), ListOperandsToArrays(), ArrayLiteralToWrites(), GatherReadsToTake(),
-             MixedReadsToTake(), MixedWritesToViewWrites(),
+             MixedReadsToTake(), MixedWritesToViewWrites(), TakeAlongAxisToGather(),
              MethodsToFunctions(), JitclassMethodsToCalls(),
              JitableFunctionsToDispatchers(), BindCallArguments(), CallNumberClassGlobals(), CompositesToHelpers(),
              *ZERO_DIM, VectorizeToLoops(),

@@ -27,7 +27,8 @@ from numba.core.ir_utils import get_definition, guard
 from numba.core.registry import cpu_target
 
 from ..ir.builder import fresh_name
-from ..rules.array_ops import take_columns, take_rows, take_rows_grid
+from ..ir.nodes import global_value
+from ..rules.array_ops import take_columns, take_points, take_rows, take_rows_grid
 
 
 def _typed(fn, block, at, value, typ, loc, hint):
@@ -193,6 +194,25 @@ def _mixed_index(fn, array, index_var):
     return built.items[1 - axis], built.items[axis], axis
 
 
+def _point_index(fn, array, index_var):
+    """``(rows, cols)`` of ``X[rows, cols]`` on a float matrix ``array`` where both are
+    1-D integer arrays (a pointwise read), else None. The index must be a tuple built in
+    the function."""
+    if index_var is None:
+        return None
+    arr, typ = fn.typeof(array.name), fn.typeof(index_var.name)
+    if not (isinstance(arr, types.Array) and arr.ndim == 2
+            and isinstance(arr.dtype, types.Float)
+            and isinstance(typ, types.BaseTuple) and len(typ) == 2
+            and all(isinstance(t, types.Array) and t.ndim == 1
+                    and isinstance(t.dtype, types.Integer) for t in typ)):
+        return None
+    built = guard(get_definition, fn.func_ir, index_var)
+    if not (isinstance(built, ir.Expr) and built.op == "build_tuple"):
+        return None
+    return tuple(built.items)
+
+
 def _tuple_index(stmt):
     """The index variable of a read or write (``static_getitem``/``static_setitem`` keep
     it in ``index_var``: ``X[IDX, :]`` with IDX a module-level array), or None."""
@@ -231,7 +251,8 @@ def _view_of_other_axis(fn, block, stmt, array, other, axis):
 class MixedReadsToTake:
     """``y = X[idx, s]`` / ``X[s, idx]`` (``s`` a slice or an integer, ``idx`` an index
     array or mask) on a float matrix -> the view ``X[:, s]`` / ``X[s, :]``, then
-    ``take_rows``, ``take_columns`` or ``np.take`` of it (see above)."""
+    ``take_rows``, ``take_columns`` or ``np.take`` of it (see above). ``X[rows, cols]``
+    with two integer arrays -> ``take_points(X, rows, cols)``."""
 
     name = "mixed_reads_to_take"
 
@@ -241,9 +262,24 @@ class MixedReadsToTake:
                 if not isinstance(stmt, ir.Assign):
                     continue
                 array, index_var = _tuple_index(stmt)
-                found = _mixed_index(fn, array, index_var) if array is not None else None
+                if array is None:
+                    continue
+                found = _mixed_index(fn, array, index_var)
                 if found is not None:
                     self.rewrite(fn, block, stmt, array, *found)
+                    continue
+                points = _point_index(fn, array, index_var)
+                if points is not None:
+                    self.rewrite_points(fn, block, stmt, array, *points)
+
+    @staticmethod
+    def rewrite_points(fn, block, stmt, array, rows, cols):
+        """``stmt.target = take_points(X, rows, cols)`` when it has the read's type."""
+        found = _call(fn, block, stmt, take_points, [array, rows, cols])
+        if found is None or found[1].return_type != fn.typeof(stmt.target.name):
+            return
+        fn.calltypes.pop(stmt.value, None)
+        stmt.value = found[0]
 
     @staticmethod
     def rewrite(fn, block, stmt, array, other, index, axis):
@@ -293,3 +329,53 @@ class MixedWritesToViewWrites:
         fn.calltypes.pop(stmt, None)
         fn.calltypes[write] = sig
         block.body[_position(block, stmt)] = write
+
+
+def _constant_int(fn, var):
+    """The integer ``var`` holds for certain (a constant or an integer literal), or None."""
+    typ = fn.typeof(var.name)
+    if isinstance(typ, types.IntegerLiteral):
+        return typ.literal_value
+    const = guard(get_definition, fn.func_ir, var)
+    if isinstance(const, ir.Const) and isinstance(const.value, int):
+        return const.value
+    return None
+
+
+class TakeAlongAxisToGather:
+    """``np.take(X, idx, axis=k)`` with ``k`` a constant and ``idx`` a 1-D integer array:
+    ``np.take(x, idx)`` of a 1-D ``x``; ``take_rows`` (``axis=0``) or ``take_columns``
+    (``axis=1``) of a float matrix. The same gathers as ``X[idx]`` and ``X[:, idx]``, with
+    their rules."""
+
+    name = "take_along_axis_to_gather"
+
+    def run(self, fn):
+        for block in fn.func_ir.blocks.values():
+            for stmt in list(block.body):
+                value = stmt.value if isinstance(stmt, ir.Assign) else None
+                if not (isinstance(value, ir.Expr) and value.op == "call"
+                        and global_value(fn.func_ir.blocks, value.func) is np.take):
+                    continue
+                kws = dict(value.kws)
+                args = list(value.args) + ([kws.pop("axis")] if "axis" in kws else [])
+                if kws or len(args) != 3:
+                    continue
+                gather = self.gather(fn, *args)
+                if gather is not None:
+                    GatherReadsToTake.rewrite(fn, block, stmt, args[1], gather, args[0])
+
+    @staticmethod
+    def gather(fn, array, index, axis_var):
+        """The gather ``np.take(array, index, axis=axis_var)`` is, or None."""
+        arr, idx, axis = fn.typeof(array.name), fn.typeof(index.name), _constant_int(fn, axis_var)
+        if not (isinstance(arr, types.Array) and isinstance(arr.dtype, types.Float)
+                and isinstance(idx, types.Array) and idx.ndim == 1
+                and isinstance(idx.dtype, types.Integer) and axis is not None):
+            return None
+        if arr.ndim == 1 and axis in (0, -1):
+            return np.take
+        if arr.ndim == 2:
+            return {0: take_rows, -2: take_rows, 1: take_columns, -1: take_columns}.get(axis)
+        return None
+

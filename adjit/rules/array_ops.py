@@ -404,3 +404,31 @@ def _sinc(x):
 defkernel([np.where], _where)
 defkernel([np.clip], _clip)
 defkernel([np.sinc], _sinc)
+
+
+@numba.njit
+def take_points(a, rows, cols):
+    """``a[rows, cols]`` for a 2-D ``a`` and two 1-D integer arrays of one length: the
+    elements at the pairs ``(rows[k], cols[k])`` (negative positions count from the end),
+    as ``MixedReadsToTake`` rewrites that pointwise read (a distance matrix read at
+    edge list pairs)."""
+    n, m = a.shape
+    if rows.shape[0] != cols.shape[0]:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together")
+    out = np.empty(rows.shape[0], a.dtype)
+    for k in range(rows.shape[0]):
+        i, j = rows[k], cols[k]
+        if i < -n or i >= n or j < -m or j >= m:
+            raise IndexError("index out of bounds")
+        out[k] = a[i, j]
+    return out
+
+
+def _reverse_take_points(g, shadow, rows, cols):
+    """``take_points(x, rows, cols)``: each element's adjoint goes back to the pair it was
+    read from; a repeated pair accumulates."""
+    for k in range(rows.shape[0]):
+        shadow[rows[k], cols[k]] += g[k]
+
+
+deflinear_array([take_points], _reverse_take_points, ndims=(2,), nargs=(3,))

@@ -16,7 +16,8 @@ METHOD_FUNCTIONS = {"dot": np.dot, "sum": np.sum, "clip": np.clip, "squeeze": np
 
 class MethodsToFunctions:
     """``y = x.m(args)`` with ``m`` in ``METHOD_FUNCTIONS`` becomes ``y = np.m(x, args)``,
-    keywords kept (``BindCallArguments``, which runs next, makes them positional)."""
+    keywords kept (``BindCallArguments``, which runs next, makes them positional);
+    ``y = s.item()`` of a float ``s`` becomes ``y = s``."""
 
     name = "methods_to_functions"
 
@@ -32,6 +33,10 @@ class MethodsToFunctions:
                         and isinstance(fn.typeof(value.func.name), types.BoundFunction)):
                     continue
                 bound = defs.get(value.func.name)
+                if _is_scalar_item(fn, bound, value):
+                    del fn.calltypes[value]
+                    stmt.value = bound.value  # ``s.item()`` of a float is ``s``
+                    continue
                 if not (isinstance(bound, ir.Expr) and bound.op == "getattr"
                         and bound.attr in METHOD_FUNCTIONS
                         and isinstance(fn.typeof(bound.value.name), types.Array)):
@@ -56,6 +61,15 @@ class MethodsToFunctions:
                 del fn.calltypes[value]
                 fn.calltypes[new] = sig
                 stmt.value = new
+
+
+def _is_scalar_item(fn, bound, call):
+    """Whether ``call`` is ``s.item()`` of a float scalar (``np.sum(x).item()``, as code
+    written for NumPy scalars has it), which is ``s`` itself."""
+    return (isinstance(bound, ir.Expr) and bound.op == "getattr" and bound.attr == "item"
+            and not call.args and not call.kws
+            and isinstance(fn.typeof(bound.value.name), types.Float)
+            and fn.typeof(bound.value.name) == fn.typeof(call.func.name).this)
 
 
 class FlatIterationToRavel:

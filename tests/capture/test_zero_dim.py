@@ -80,8 +80,14 @@ def copied_zero_d(x):
     return np.sum(np.copy(t)) * x[1]
 
 
+def scalar_item(x):
+    """``.item()`` of a NumPy scalar (a reduction, a sum method) is the scalar itself."""
+    return np.sum(x * x).item() * x[1:].sum().item() + np.float64(x[0]).item() ** 3
+
+
 VEC = np.array([0.3, -0.5, 0.8])
 CASES = {
+    "scalar_item": (scalar_item, (VEC,)),
     "zero_d_argument": (zero_d_argument, (np.array(0.7),)),
     "scalar_to_zero_d": (scalar_to_zero_d, (0.7,)),
     "sum_of_a_scalar": (sum_of_a_scalar, (VEC,)),

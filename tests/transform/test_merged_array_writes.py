@@ -3,11 +3,12 @@
 which the reverse pass did not see (wrong gradients, an argument left modified). Reverse
 mode refuses them by name; forward mode, which writes through the same memory, is
 right; merges of arrays made for the merge alone, and loop-carried buffers, still work."""
+import numba
 import numpy as np
 import pytest
 
 import adjit
-from adjit.testing import check_grad, check_jvp
+from adjit.testing import check_grad, check_hvp, check_jvp
 
 
 def _write_through_a_maybe_alias(x, inplace):
@@ -210,3 +211,64 @@ def test_a_merge_of_two_arrays_with_one_name_says_so():
                              r"paths to this write"):
         adjit.grad(_binomial_tree)(x, True)
     check_jvp(_binomial_tree, x, True)
+
+
+@numba.njit
+def _jacobi_sweep(u, unew):
+    for i in range(1, u.shape[0] - 1):
+        unew[i] = u[i + 1] * u[i - 1] + 0.5 * u[i]
+
+
+def _swap_with_the_argument(u):
+    """Double buffering with the argument itself as one buffer: every other sweep
+    writes into the caller's array."""
+    unew = np.zeros_like(u)
+    for _ in range(3):
+        for i in range(1, u.shape[0] - 1):
+            unew[i] = u[i + 1] * u[i - 1] + 0.5 * u[i]
+        u, unew = unew, u
+    return np.sum(u * u)
+
+
+def _helper_swaps_with_the_argument(u):
+    """The same, the sweep in an ``@njit`` helper filling its ``unew``."""
+    unew = np.zeros_like(u)
+    for _ in range(3):
+        _jacobi_sweep(u, unew)
+        u, unew = unew, u
+    return np.sum(u * u)
+
+
+def _helper_swaps_with_a_copy(u):
+    """The advice followed: the argument copied first."""
+    u = u.copy()
+    unew = np.zeros_like(u)
+    for _ in range(3):
+        _jacobi_sweep(u, unew)
+        u, unew = unew, u
+    return np.sum(u * u)
+
+
+@pytest.mark.parametrize("f", [_swap_with_the_argument, _helper_swaps_with_the_argument])
+def test_buffers_swapped_with_the_argument_are_refused_in_reverse_mode(f):
+    """After one swap the loop writes into the argument: hvp was wrong and grad left the
+    argument changed. Refused by name with the fix; forward mode runs the primal's
+    writes and is right."""
+    u0 = np.array([0.3, -1.2, 0.7, 2.0, -0.5])
+    for transform in (adjit.grad, adjit.hvp):
+        with pytest.raises(adjit.UnsupportedError,
+                           match=r"(?s)'unew', which is 'u' on one path.*u = u\.copy\(\)"):
+            transform(f)(u0.copy(), *([u0] if transform is adjit.hvp else []))
+    u, v = u0.copy(), np.array([1.0, 0.3, 0.2, 0.1, 0.5])
+    tangent = adjit.jvp(f)(u, v.copy())[1]
+    expected = (f(u0 + 1e-6 * v) - f(u0 - 1e-6 * v)) / 2e-6
+    assert np.isclose(tangent, expected, rtol=1e-7)
+
+
+def test_buffers_swapped_with_a_copy_differentiate():
+    u0 = np.array([0.3, -1.2, 0.7, 2.0, -0.5])
+    before = u0.copy()
+    check_grad(_helper_swaps_with_a_copy, u0)
+    check_jvp(_helper_swaps_with_a_copy, u0)
+    check_hvp(_helper_swaps_with_a_copy, u0)
+    assert np.array_equal(u0, before)

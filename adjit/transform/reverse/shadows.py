@@ -427,7 +427,7 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays, UserNames):
                         self.typeof(stmt.target.name), types.Array):
                     base = self.array_base(stmt.target.name)
                     self.check_written_argument(stmt, base)
-                    self.check_merged_write(stmt)
+                    self.check_merged_write(stmt.target, stmt.loc)
                     index = stmt.index if isinstance(stmt, ir.SetItem) else stmt.index_var
                     # element and selection writes alike are undone on the way back,
                     # in arguments only (rev_setitem)
@@ -449,8 +449,9 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays, UserNames):
                     for arr in self.arrays_a_call_may_write(stmt):
                         mutated.add(self.array_base(arr.name))
                     if self.derives_call(stmt):  # its reverse restores its writes
-                        written.update(self.array_base(a.name)
-                                       for a in call_writes(self.fn, value))
+                        for arr in call_writes(self.fn, value):
+                            self.check_merged_write(arr, stmt.loc)
+                            written.add(self.array_base(arr.name))
         return written, mutated, unrestored
 
     def has_rule(self, func_var):

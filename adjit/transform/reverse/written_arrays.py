@@ -111,36 +111,55 @@ class WrittenArrays:
         items = (self.user_name(v.name).strip("'") for v in made.items)
         return f"'({', '.join(items)})'"
 
-    def check_merged_write(self, stmt):
-        """An element write through a variable that merges an array with another one on
+    def check_merged_write(self, target, loc):
+        """An element write (or a derived helper's write) into ``target``, a variable
+        that merges an array with another one on
         different paths (``y = z if inplace else np.zeros_like(z)``, then ``y[0] = ...``):
         on the aliasing path it writes into ``z``, which the reverse pass, keeping one
         shadow for ``y``, would not see (a wrong gradient). Refused unless every merged
         array is made in the function and used only through the merge."""
-        root = self.array_root(stmt.target.name)
+        root = self.array_root(target.name)
         value = self.definition(root)
         if not (isinstance(value, ir.Expr) and value.op == "phi") or (
                 self.alias_phi_source(root) is not None):  # (``root``: through copies)
             return
-        label, dom = self.defs[root][0][0], self.cfg.dominators()
-        for v, came_from in zip(value.incoming_values, value.incoming_blocks):
-            if not isinstance(v, ir.Var) or label in dom[came_from]:
-                continue  # carried around a loop: its shadow passes its adjoint back
+        label = self.defs[root][0][0]
+        for v in self._merged_sources(root, label, self.cfg.dominators(), {root}):
             base = self.array_base(v.name)
             made = self.definition(base) if base is not None else None
             if (base is None or isinstance(made, ir.Arg) or not self.is_allocation(made)
                     or self._uses_besides_early_writes(base, label) > 1):
                 shown = self.user_name(base if base is not None else v.name)
-                written = self.user_name(stmt.target.name)
+                written = self.user_name(target.name)
                 what = (f"which is {shown} on one path and another array on another"
                         if shown != written else  # ``C = f(x) if p else g(x)``
                         "which holds different arrays on different paths to this write")
-                raise self.unsupported(
-                    f"writing into {written}, {what},", stmt.loc,
-                    "adjit follows such a write only when each array merged is allocated "
-                    "in the function (np.zeros, np.empty, x.copy(), ...) and used only "
-                    "under the merged name: allocate one array before the branches and "
-                    "fill it on each path, or write into each array by its own name")
+                advice = ("adjit follows such a write only when each array merged is "
+                          "allocated in the function (np.zeros, np.empty, x.copy(), ...) and "
+                          "used only under the merged name: ")
+                advice += (f"copy the argument first ({made.name} = {made.name}.copy()), as "
+                           "when buffers are swapped in a loop" if isinstance(made, ir.Arg)
+                           else "allocate one array before the branches and fill it on each "
+                           "path, or write into each array by its own name")
+                raise self.unsupported(f"writing into {written}, {what},", loc, advice)
+
+    def _merged_sources(self, phi, label, dom, seen):
+        """The arrays phi ``phi`` merges: its incoming values, except one carried around a
+        loop (its shadow passes its adjoint back), unless that is another phi, whose
+        own sources entering the loop count (``u, unew = unew, u``: the buffer written
+        may be the other one's first array, perhaps an argument)."""
+        value = self.definition(phi)
+        for v, came_from in zip(value.incoming_values, value.incoming_blocks):
+            if not isinstance(v, ir.Var):
+                continue
+            if label not in dom[came_from]:
+                yield v
+                continue
+            source = self.array_root(v.name)
+            made = self.definition(source)
+            if isinstance(made, ir.Expr) and made.op == "phi" and source not in seen:
+                seen.add(source)
+                yield from self._merged_sources(source, label, dom, seen)
 
     def _uses_besides_early_writes(self, name, label):
         """How many statements read variable ``name``, leaving out element writes into

@@ -37,8 +37,9 @@ def check_named_parameters(py_func, kind):
     if py_func.__code__.co_flags & inspect.CO_VARARGS:
         raise ArgumentError(
             f"adjit.{kind}({py_func.__qualname__}): the function takes *args; transforms "
-            "need named parameters. To nest jvp, wrap the inner one in a function of named "
-            "arguments: def df(x): return adjit.jvp(f)(x, 1.0)[1], then adjit.jvp(df)")
+            "need named parameters. To nest jvp, make the inner one outside and wrap it in a "
+            "function of named arguments: jf = adjit.jvp(f); def df(x): return "
+            "jf(x, 1.0)[1]; then adjit.jvp(df)")
 
 
 def refuse_reverse_over_reverse(func, kind):

@@ -270,8 +270,16 @@ def test_direct_reverse_over_reverse_is_refused_with_advice():
 
 
 def test_direct_nested_jvp_is_refused_with_advice():
-    with pytest.raises(adjit.ArgumentError, match="wrap the inner one"):
+    """The advice, followed as written, gives the second derivative (it once said to call
+    ``adjit.jvp(f)`` inside the wrapper, which compiled code cannot do)."""
+    with pytest.raises(adjit.ArgumentError, match="wrap it in a function of named") as info:
         adjit.jvp(adjit.jvp(_sqrt))
+    assert "jf = adjit.jvp(f); def df(x): return jf(x, 1.0)[1]" in str(info.value)
+    jf = adjit.jvp(_sqrt)
+
+    def df(x):
+        return jf(x, 1.0)[1]
+    assert adjit.jvp(df)(4.0, 1.0)[1] == pytest.approx(-0.25 * 4.0 ** -1.5, rel=1e-12)
 
 
 def test_hessian_of_two_arguments_is_refused():

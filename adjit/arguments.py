@@ -33,7 +33,14 @@ def omitted_default(e, value):
 
 def check_named_parameters(py_func, kind):
     """Transforms need named parameters: a ``*args`` function (``jvp(f)`` itself among
-    them, whose tangent count depends on the argument types) is refused with what to do."""
+    them, whose tangent count depends on the argument types) is refused with what to do,
+    and so is anything but a Python function or an ``@njit`` one (``math.sin``)."""
+    if not inspect.isfunction(py_func):
+        name = getattr(py_func, "__name__", type(py_func).__name__)
+        raise ArgumentError(
+            f"adjit.{kind}({name}): adjit differentiates Python functions and @numba.njit "
+            f"ones, not {type(py_func).__name__} objects; call it from one: "
+            f"def f(x): return {name}(x), then adjit.{kind}(f)")
     if py_func.__code__.co_flags & inspect.CO_VARARGS:
         raise ArgumentError(
             f"adjit.{kind}({py_func.__qualname__}): the function takes *args; transforms "

@@ -1,4 +1,5 @@
 """The public API contract: decorator forms, caching, njit interop, vjp, errors."""
+import functools
 import math
 import re
 
@@ -312,3 +313,14 @@ def test_separate_arrays_for_a_written_argument_still_differentiate():
     check_jvp(_square_then_weigh, _M, np.zeros(4))
     check_hvp(_square_then_weigh, _M, np.zeros(4))
     assert np.allclose(adjit.grad(_square_then_weigh)(_M, np.zeros(4)), 3 * _M ** 2)
+
+
+@pytest.mark.parametrize("transform", [adjit.grad, adjit.value_and_grad, adjit.vjp, adjit.jvp,
+                                       adjit.hvp, adjit.hessian], ids=lambda t: t.__name__)
+def test_a_builtin_or_ufunc_is_an_argument_error_with_the_fix(transform):
+    """``adjit.grad(math.sin)`` raised an AttributeError about ``__code__``."""
+    for func, shown in ((math.sin, "sin"), (np.sin, "sin"),
+                        (functools.partial(lambda x, y: x * y, y=2.0), "partial")):
+        with pytest.raises(adjit.ArgumentError, match=rf"adjit\.{transform.__name__}\({shown}\)"
+                           rf".*def f\(x\): return {shown}\(x\)"):
+            transform(func)

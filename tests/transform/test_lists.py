@@ -83,6 +83,11 @@ def _list_in_returned_tuple(x):
     return payoff * x[1]
 
 
+def _list_of_returned_tuple_read(x):
+    path, payoff = _simulate_path(x)
+    return path[0] * payoff  # reverse mode said "putting differentiated values into"
+
+
 @pytest.mark.parametrize("func, words", [
     (_pop, "'L.pop(...)' on a list holding differentiated values"),
     (_passed_to_helper, "passing 'L', a list which holds differentiated values, to "
@@ -90,6 +95,7 @@ def _list_in_returned_tuple(x):
     # jvp raised internal errors for these two (a TypingError, "0 is not in list")
     (_list_of_arrays, "list"),
     (_list_in_returned_tuple, "a tuple holding a list"),
+    (_list_of_returned_tuple_read, "a tuple holding a list"),
     (_list_of_arrays_filled, "list of arrays"),  # it showed Numba's type name
 ])
 @pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])

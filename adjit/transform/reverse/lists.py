@@ -16,8 +16,8 @@ import numpy as np
 from numba.core import ir, types
 
 from ...ir.builder import fresh_name
-from ...ir.lists import (ARRAY_MAKERS, check_method, is_float_list, list_method,
-                        list_reduction, list_root, makes_list)
+from ...ir.lists import (ARRAY_MAKERS, check_method, is_float_list, list_in_tuple_refusal,
+                        list_method, list_reduction, list_root, makes_list)
 from ...rules.lists import (list_argmax, list_argmin, list_index, shadow_add,
                             shadow_add_array, shadow_add_prefix, shadow_take)
 from .context import bar
@@ -54,10 +54,25 @@ def shadow_name(ctx, var, loc):
     """The shadow variable of active list ``var``; refuses lists not made here."""
     root = list_root(ctx.blocks, var.name, ctx.definition)
     if root not in made_lists(ctx):
-        raise ctx.unsupported(f"putting differentiated values into '{var.name}', a list "
-                              "made outside the function or returned by a call", loc,
-                              "make the list in the function being differentiated")
+        raise ctx.unsupported(*_list_from_outside(ctx, root, var, loc))
     return list_shadow(root)
+
+
+def _list_from_outside(ctx, root, var, loc):
+    """The refusal of a differentiated list the function did not make: where it came
+    out of a helper's tuple (``L, s = mk(x)``), that tuple, as forward mode says."""
+    made = ctx.definition(root)
+    if isinstance(made, ir.Expr) and made.op in ("static_getitem", "exhaust_iter"):
+        source = made.value
+        if made.op == "static_getitem":
+            unpacked = ctx.definition(source.name)
+            if isinstance(unpacked, ir.Expr) and unpacked.op == "exhaust_iter":
+                source = unpacked.value
+        typ = ctx.typeof(source.name)
+        if isinstance(typ, types.BaseTuple):
+            return list_in_tuple_refusal(typ, ctx.defs[root][0][1].loc)
+    return (f"differentiated values in '{var.name}', a list made outside the function or "
+            "returned by a call", loc, "make the list in the function being differentiated")
 
 
 def start_shadows(ctx, e):

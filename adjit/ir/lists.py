@@ -141,6 +141,25 @@ LIST_OF_ARRAYS_ADVICE = ("adjit differentiates lists of floats: hold the arrays 
                          "of one array (np.empty((n, m)), A[i] = ...) or in a tuple")
 
 
+def _is_list(typ):
+    return isinstance(typ, (types.List, types.ListType))
+
+
+def nested_list_refusal(blocks, typeof, name, loc):
+    """``(construct, loc, advice)`` refusing differentiated values in list ``name`` when
+    it is an item of a list of lists (``v[n][j] = s * u``, a binomial tree's levels), in
+    both modes; else None."""
+    made = single_definition(blocks, copy_root(lambda n: single_definition(blocks, n), name))
+    if not (isinstance(made, ir.Expr) and made.op in ("getitem", "static_getitem")
+            and _is_list(typeof(made.value.name))):
+        return None
+    shown = (f"'{source_name(made.value.name)}[...]'" if name.startswith("$")
+             else f"'{source_name(name)}'")
+    return (f"a list inside a list ({shown}) holding differentiated values", loc,
+            "adjit differentiates lists of floats only: use a 2-D array "
+            "(np.zeros((n + 1, n + 1))) indexed [i, j], or one list per row")
+
+
 def container_write_refusal(name, typ):
     """Both modes' words for writing a differentiated value into a container that is
     neither an array nor a float list (a typed Dict): ``(what, advice)``, naming the

@@ -11,7 +11,8 @@ from numba.core import ir, types
 
 from ..capture.typed_ir import is_generated
 from ..ir.builder import clone_stmt, clone_value
-from ..ir.lists import container_write_refusal, list_in_tuple_refusal, repeated_list
+from ..ir.lists import (container_write_refusal, list_in_tuple_refusal, nested_list_refusal,
+                        repeated_list)
 from ..rules.classify import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
                     positional_count, refuse_list_arguments, refuse_omitted_default,
                     squared_operand, written_call_name)
@@ -541,6 +542,10 @@ def fwd_setitem(ctx, stmt, e):
     """fwd: ``a[i] = v`` / ``a%dot[i] = v%dot``."""
     e.stmt(clone_stmt(stmt))
     if ctx.active(stmt.target) or ctx.active(stmt.value):
+        nested = nested_list_refusal(ctx.fn.func_ir.blocks, ctx.typeof, stmt.target.name,
+                                     stmt.loc)
+        if nested is not None:
+            raise ctx.unsupported(*nested)
         if not ctx.active(stmt.target):
             container = ctx.typeof(stmt.target.name)
             if isinstance(container, types.Array):

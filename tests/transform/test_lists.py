@@ -83,6 +83,15 @@ def _list_in_returned_tuple(x):
     return payoff * x[1]
 
 
+def _binomial_levels(x):
+    """A binomial tree's levels as a list of lists (a finance textbook's pricer)."""
+    n = 3
+    v = [[0.0 for j in range(i + 1)] for i in range(n + 1)]
+    for j in range(n + 1):
+        v[n][j] = x[0] * 1.1 ** j
+    return v[n][n] * x[1]
+
+
 def _list_of_returned_tuple_read(x):
     path, payoff = _simulate_path(x)
     return path[0] * payoff  # reverse mode said "putting differentiated values into"
@@ -96,6 +105,8 @@ def _list_of_returned_tuple_read(x):
     (_list_of_arrays, "list"),
     (_list_in_returned_tuple, "a tuple holding a list"),
     (_list_of_returned_tuple_read, "a tuple holding a list"),
+    # jvp raised a TypingError; grad named an SSA temporary, "made outside the function"
+    (_binomial_levels, "a list inside a list ('v[...]') holding differentiated values"),
     (_list_of_arrays_filled, "list of arrays"),  # it showed Numba's type name
 ])
 @pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])
@@ -124,7 +135,8 @@ def test_a_slice_of_a_list_has_a_tangent_but_no_adjoint():
 
 def test_a_list_argument_that_takes_differentiated_values_is_refused():
     L = numba.typed.List([1.0, 2.0])
-    with pytest.raises(adjit.UnsupportedError, match="a list made outside the function"):
+    with pytest.raises(adjit.UnsupportedError, match=r"a list holding differentiated values "
+                       r"\('L'\) made outside the function"):
         adjit.grad(_list_argument)(0.5, L)
 
 

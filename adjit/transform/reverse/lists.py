@@ -17,7 +17,8 @@ from numba.core import ir, types
 
 from ...ir.builder import fresh_name
 from ...ir.lists import (ARRAY_MAKERS, check_method, is_float_list, list_in_tuple_refusal,
-                        list_method, list_reduction, list_root, makes_list)
+                        list_method, list_reduction, list_root, makes_list,
+                        nested_list_refusal)
 from ...rules.lists import (list_argmax, list_argmin, list_index, shadow_add,
                             shadow_add_array, shadow_add_prefix, shadow_take)
 from .context import bar
@@ -71,8 +72,12 @@ def _list_from_outside(ctx, root, var, loc):
         typ = ctx.typeof(source.name)
         if isinstance(typ, types.BaseTuple):
             return list_in_tuple_refusal(typ, ctx.defs[root][0][1].loc)
-    return (f"differentiated values in '{var.name}', a list made outside the function or "
-            "returned by a call", loc, "make the list in the function being differentiated")
+    nested = nested_list_refusal(ctx.blocks, ctx.typeof, root, loc)
+    if nested is not None:
+        return nested
+    return (f"a list holding differentiated values ({ctx.user_name(var.name)}) made outside "
+            "the function or returned by a call", loc,
+            "make the list in the function being differentiated")
 
 
 def start_shadows(ctx, e):

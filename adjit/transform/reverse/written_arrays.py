@@ -138,7 +138,9 @@ class WrittenArrays:
                           "allocated in the function (np.zeros, np.empty, x.copy(), ...) and "
                           "used only under the merged name: ")
                 advice += (f"copy the argument first ({made.name} = {made.name}.copy()), as "
-                           "when buffers are swapped in a loop" if isinstance(made, ir.Arg)
+                           "when buffers are swapped in a loop, or let each step write into "
+                           "one array by name (step(u, unew); step(unew, u))"
+                           if isinstance(made, ir.Arg)
                            else "allocate one array before the branches and fill it on each "
                            "path, or write into each array by its own name")
                 raise self.unsupported(f"writing into {written}, {what},", loc, advice)

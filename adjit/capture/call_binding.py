@@ -498,3 +498,75 @@ class JitableFunctionsToDispatchers:
                     ir.Global(func.__name__, dispatcher, stmt.loc), var, stmt.loc))
                 expr.func = var
                 fn.calltypes[expr] = sig
+
+
+class CastToExplicitSignature:
+    """``h(a, x)`` of a helper compiled for explicit signatures (``@jit("f8(i8, f8)")``)
+    converts each number argument to the signature's type, as Numba's call does
+    (``h(2.7, x)`` passes 2). adjit derives the helper at the types it is called with, so
+    the conversion is written into the call: ``h(np.int64(a), x)``. A number returned in
+    another type than the signature's is converted back the same way."""
+
+    name = "cast_to_explicit_signature"
+
+    def run(self, fn):
+        for block in fn.func_ir.blocks.values():
+            for stmt in list(block.body):
+                expr = stmt.value if isinstance(stmt, ir.Assign) else None
+                if not (isinstance(expr, ir.Expr) and expr.op == "call" and not expr.kws
+                        and expr.vararg is None):
+                    continue
+                ftype, sig = fn.typemap.get(expr.func.name), fn.calltypes.get(expr)
+                if not (isinstance(ftype, types.Dispatcher) and sig is not None
+                        and not ftype.dispatcher._can_compile
+                        and len(sig.args) == len(expr.args)):
+                    continue
+                expr.args = [self.converted(fn, block, stmt, arg, want)
+                             for arg, want in zip(expr.args, sig.args)]
+                self.convert_result(fn, block, stmt, ftype.dispatcher, sig)
+
+    @staticmethod
+    def converted(fn, block, stmt, arg, want):
+        """``arg``, or a new variable holding it converted to number type ``want``."""
+        have = types.unliteral(fn.typeof(arg.name))
+        if not (isinstance(have, types.Number) and isinstance(want, types.Number)
+                and have != want):
+            return arg
+        return _convert(fn, block, block.body.index(stmt), arg, want, stmt.loc)
+
+    @staticmethod
+    def convert_result(fn, block, stmt, dispatcher, sig):
+        """Where the helper's body returns another number type than the signature says
+        (``f8(f4, f4)`` over ``S * up``, a float32), the call takes the body's type and
+        the result is converted after it."""
+        from .typed_ir import capture
+        try:
+            natural = capture(dispatcher, tuple(sig.args)).return_type
+        except Exception:  # noqa: BLE001 -- the transform reports what it cannot type
+            return
+        if not (isinstance(natural, types.Number) and isinstance(sig.return_type, types.Number)
+                and natural != sig.return_type):
+            return
+        raw = ir.Var(block.scope, fresh_name("$natural"), stmt.loc)
+        fn.typemap[raw.name] = natural
+        target, stmt.target = stmt.target, raw
+        fn.calltypes[stmt.value] = sig.replace(return_type=natural)
+        _convert(fn, block, block.body.index(stmt) + 1, raw, sig.return_type, stmt.loc, target)
+
+
+def _convert(fn, block, at, var, want, loc, out=None):
+    """Insert ``out = np.<want>(var)`` at ``block.body[at]`` (``out`` a fresh variable
+    unless given); return ``out``."""
+    cls = getattr(np, want.name)
+    tyctx = cpu_target.typing_context
+    fnty = tyctx.resolve_value_type(cls)
+    func = ir.Var(block.scope, fresh_name(f"${want.name}"), loc)
+    fn.typemap[func.name] = fnty
+    if out is None:
+        out = ir.Var(block.scope, fresh_name("$converted"), loc)
+        fn.typemap[out.name] = want
+    call = ir.Expr.call(func, [var], (), loc)
+    fn.calltypes[call] = tyctx.resolve_function_type(fnty, (fn.typeof(var.name),), {})
+    block.body[at:at] = [ir.Assign(ir.Global(cls.__name__, cls, loc), func, loc),
+                         ir.Assign(call, out, loc)]
+    return out

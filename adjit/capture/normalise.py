@@ -11,7 +11,8 @@ from numba.core import ir, types
 
 from ..ir.builder import fresh_name
 from .array_iteration import IndexArrayIteration
-from .call_binding import BindCallArguments, CallNumberClassGlobals, JitableFunctionsToDispatchers
+from .call_binding import (BindCallArguments, CallNumberClassGlobals, CastToExplicitSignature,
+                           JitableFunctionsToDispatchers)
 from .composites import CompositesToHelpers
 from .effects import call_writes
 from .comprehensions import ArrayLiteralToWrites, ComprehensionToEmpty, ListOperandsToArrays
@@ -301,7 +302,8 @@ NORMALISE = [ContiguousAliases(), InplaceArrayToSliceWrite(), DropSelfSliceWrite
              ComprehensionToEmpty(), ListOperandsToArrays(), ArrayLiteralToWrites(), GatherReadsToTake(),
              MixedReadsToTake(), MixedWritesToViewWrites(), TakeAlongAxisToGather(),
              MethodsToFunctions(), JitclassMethodsToCalls(),
-             JitableFunctionsToDispatchers(), BindCallArguments(), CallNumberClassGlobals(), CompositesToHelpers(),
+             JitableFunctionsToDispatchers(), BindCallArguments(), CastToExplicitSignature(),
+             CallNumberClassGlobals(), CompositesToHelpers(),
              *ZERO_DIM, VectorizeToLoops(),
              FlatIterationToRavel(), IndexArrayIteration(), IndexListIteration(),
              IndexTupleIteration(), TupleOperationsToBuilds(), UnpackedRowsToIndexing(),

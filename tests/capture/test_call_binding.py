@@ -295,3 +295,42 @@ def test_a_user_overload_is_derived_through_its_implementation_for_those_types()
     assert {"scalar_impl", "array_impl"} <= impls
     from adjit.testing import check_hvp
     check_hvp(call_user_overload, 0.4, X5, argnums=(0, 1))
+
+
+@numba.jit("f8(i8, f8)", nopython=True)
+def _scaled_by_count(n, x):
+    return n * x
+
+
+@numba.jit("f8(f4, f4)", nopython=True)
+def _single_product(s, up):
+    return s * up
+
+
+def _calls_an_integer_signature(a, x):
+    return _scaled_by_count(a, x) * x  # Numba passes int(a): 2 for 2.7
+
+
+def _calls_a_float32_signature(s, up):
+    return _single_product(s, up) * s  # the product rounded to float32, then widened
+
+
+def test_explicit_signatures_convert_their_arguments_in_every_mode():
+    """A helper compiled for explicit signatures gets its arguments converted as Numba
+    converts them; adjit derived it at the caller's types (a float for the int
+    parameter: value 24.3 where the primal gives 18.0)."""
+    a, x = 2.7, 3.0
+    value, (da, dx) = adjit.value_and_grad(_calls_an_integer_signature, argnums=(0, 1))(a, x)
+    assert value == numba.njit(_calls_an_integer_signature)(a, x) == 18.0
+    assert (da, dx) == (0.0, 4.0 * x)
+    assert adjit.jvp(_calls_an_integer_signature)(a, x, 0.0, 1.0) == (18.0, 12.0)
+    assert adjit.hvp(_calls_an_integer_signature, argnums=1)(a, x, 1.0) == 4.0
+    s, up = 100.0, 1.05
+    s32, up32 = float(np.float32(s)), float(np.float32(up))
+    expected = float(np.float32(s32 * up32)) * s
+    value, (ds, dup) = adjit.value_and_grad(_calls_a_float32_signature, argnums=(0, 1))(s, up)
+    assert value == numba.njit(_calls_a_float32_signature)(s, up) == expected != 105.0 * s
+    assert ds == pytest.approx(2.0 * s * up32, rel=1e-7) and dup == pytest.approx(s * s)
+    assert adjit.jvp(_calls_a_float32_signature)(s, up, 0.0, 1.0)[1] == pytest.approx(s * s)
+    hv = adjit.hvp(_calls_a_float32_signature, argnums=(0, 1))(s, up, 1.0, 0.0)
+    assert hv[0] == pytest.approx(2.0 * up32, rel=1e-7) and hv[1] == pytest.approx(2.0 * s)

@@ -11,15 +11,14 @@ from numba.core import ir, types
 
 from ..capture.typed_ir import is_generated
 from ..ir.builder import clone_stmt, clone_value
-from ..ir.lists import (container_write_refusal, list_in_tuple_refusal, nested_list_refusal,
-                        repeated_list)
+from ..ir.lists import container_write_refusal, list_in_tuple_refusal, repeated_list
 from ..rules.classify import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
                     positional_count, refuse_list_arguments, refuse_omitted_default,
                     squared_operand, written_call_name)
 from ..rules.refusal_hints import unsupported_detail
 from .tangents import differentiable_items, has_tangent
 from .forward_lists import (fwd_build_list, fwd_list_method, fwd_list_new,
-                            fwd_list_reduction, fwd_repeated_list)
+                            fwd_list_reduction, fwd_repeated_list, refuse_nested_list_write)
 from .forward_tape import fwd_tape_pop, fwd_tape_push, fwd_tape_put, fwd_tape_reserve
 from .forward_elementwise import emit_elementwise_term, tangent_like
 from .forward_primal import emit_primal, operand, operand_tangent
@@ -542,10 +541,7 @@ def fwd_setitem(ctx, stmt, e):
     """fwd: ``a[i] = v`` / ``a%dot[i] = v%dot``."""
     e.stmt(clone_stmt(stmt))
     if ctx.active(stmt.target) or ctx.active(stmt.value):
-        nested = nested_list_refusal(ctx.fn.func_ir.blocks, ctx.typeof, stmt.target.name,
-                                     stmt.loc)
-        if nested is not None:
-            raise ctx.unsupported(*nested)
+        refuse_nested_list_write(ctx, stmt)
         if not ctx.active(stmt.target):
             container = ctx.typeof(stmt.target.name)
             if isinstance(container, types.Array):

@@ -12,7 +12,7 @@ from numba.core import ir, types
 from ..ir.builder import clone_stmt, clone_value
 from ..ir.nodes import single_definition
 from ..ir.lists import (ARRAY_MAKERS, LIST_OF_ARRAYS_ADVICE, check_method, is_float_list,
-                       list_method, list_reduction)
+                       list_method, list_reduction, nested_list_refusal)
 from ..rules.lists import list_argmax, list_argmin
 
 
@@ -30,6 +30,15 @@ def fwd_build_list(ctx, stmt, e):
                               LIST_OF_ARRAYS_ADVICE)
     items = [ctx.tangent(e, v) for v in stmt.value.items]
     e.assign(ir.Expr.build_list(items, stmt.loc), target=ctx.dot(stmt.target.name))
+
+
+def refuse_nested_list_write(ctx, stmt):
+    """A write of differentiated values into a list inside a list (``v[n][j] = ...``):
+    refused by name, as reverse mode refuses it."""
+    nested = nested_list_refusal(ctx.fn.func_ir.blocks, ctx.typeof, stmt.target.name,
+                                 stmt.loc)
+    if nested is not None:
+        raise ctx.unsupported(*nested)
 
 
 def fwd_repeated_list(ctx, stmt, e, base, count):

@@ -291,7 +291,7 @@ class _JVPWrapper:
                                  TANGENT_SHAPE.format(self.names[i]))
             if i in written:  # its tangent is updated in place: not the caller's array
                 args[n + j] = e.call(np.copy, [args[n + j]], hint="tangent")
-            elif needs_contiguous(primal_types[i], tangent_types[j]):
+            if needs_contiguous(primal_types[i], tangent_types[j]):
                 args[n + j] = e.call(np.ascontiguousarray, [args[n + j]], hint="tangent")
         args[n:n] = [omitted_default(e, d) for d in defaults]
         dual, e = splice(blocks, e, program.blocks(), args, "jvp")

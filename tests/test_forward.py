@@ -294,3 +294,28 @@ def test_a_value_that_may_be_none_is_refused_in_both_modes():
             adjit.jvp(f)(*args, *tangents)
         with pytest.raises(adjit.UnsupportedError, match="Optional"):
             adjit.grad(f)(*args)
+
+
+def _writes_through_ravel(x):
+    y = x.ravel()
+    y[0] = 5.0 * y[1]
+    return np.sum(x * x * x)
+
+
+def test_a_fortran_tangent_of_an_argument_written_through_a_view():
+    """The tangent of an argument the function writes into is copied (the caller's stays
+    as it was); a Fortran-ordered one was copied in its own layout, and the view
+    ``x.ravel()`` of it failed ("incompatible shape for array")."""
+    X = np.arange(1.0, 7.0).reshape(2, 3)
+    V = np.asfortranarray(np.arange(6.0).reshape(2, 3) + 1.0)
+    before = V.copy()
+    value, tangent = adjit.jvp(_writes_through_ravel)(X.copy(), V)
+    Y = X.copy()
+    Y[0, 0] = 5.0 * Y[0, 1]
+    W = V.copy()
+    W[0, 0] = 5.0 * W[0, 1]
+    assert value == np.sum(Y ** 3) and tangent == pytest.approx(np.sum(3.0 * Y * Y * W))
+    assert np.array_equal(V, before) and V.flags.f_contiguous
+    hv = adjit.hvp(_writes_through_ravel)(X.copy(), V)
+    assert np.allclose(hv, adjit.jvp(adjit.grad(_writes_through_ravel))(X.copy(), V)[1])
+    assert np.allclose(hv, adjit.hvp(_writes_through_ravel)(X.copy(), np.ascontiguousarray(V)))

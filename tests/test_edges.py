@@ -181,6 +181,26 @@ def test_sqrt_and_log_at_zero_are_infinite_not_errors():
     assert _all_modes(_log, 0.0) == (math.inf, math.inf, -math.inf)
 
 
+def _root(x):
+    return x ** 0.5
+
+
+def _inverse_root(x):
+    return math.pow(x, -0.5)
+
+
+def _power_one_and_a_half(x):
+    return np.power(x, 1.5)
+
+
+def test_fractional_powers_at_zero_have_ieee_second_derivatives():
+    """(grad, jvp, hvp) at 0 are the IEEE limits of b x^(b-1) and b (b-1) x^(b-2), as
+    for math.sqrt; hvp gave 0.0 for b < 1 (the partial at 0 was a constant)."""
+    assert _all_modes(_root, 0.0) == (math.inf, math.inf, -math.inf)
+    assert _all_modes(_inverse_root, 0.0) == (-math.inf, -math.inf, math.inf)
+    assert _all_modes(_power_one_and_a_half, 0.0) == (0.0, 0.0, math.inf)
+
+
 def test_log_outside_its_domain_propagates_nan():
     assert all(math.isnan(d) for d in _all_modes(_log, -1.0))
 

@@ -17,10 +17,12 @@ _SQRT_PI = math.sqrt(math.pi)
 def pow_base_partial(a, b):
     """d a**b / da = b a**(b-1). At a = 0 with b < 1, ``0 ** (b - 1)`` with an integer b
     raises ZeroDivisionError where the primal need not (``v ** i`` at v = 0, i = 0 is 1):
-    there the partial is 0 for b = 0 and the IEEE limit ``b * inf`` otherwise."""
+    there the partial is 0 for b = 0, and otherwise the same power with a float exponent,
+    whose IEEE value is inf and whose own derivative (hvp's) is ``b (b-1) 0 ** (b-2)``,
+    inf of that sign (a constant ``b * inf`` gave a second derivative of 0)."""
     if a != 0 or b >= 1:
         return b * a ** (b - 1)
-    return 0.0 * a if b == 0 else b * math.inf
+    return 0.0 * a if b == 0 else b * a ** (b - 1.0)
 
 
 def pow_exponent_partial(ans, a, b):

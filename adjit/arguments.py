@@ -233,7 +233,9 @@ def check_cotangent(fname, ytype, btype, where="ybar"):
     if isinstance(ytype, types.Array):
         if not (isinstance(btype, types.Array) and btype.ndim == ytype.ndim
                 and isinstance(btype.dtype, types.Float)):
-            fail(f"a {ytype.ndim}-D float array")
+            fail(f"a {ytype.ndim}-D float array" + (
+                "" if isinstance(ytype.dtype, types.Float) else
+                " (a cotangent is float even for an integer output)"))
         return [()]
     if isinstance(ytype, (types.Float, types.Integer, types.Boolean)):
         if not isinstance(btype, (types.Float, types.Integer)):

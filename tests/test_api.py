@@ -324,3 +324,14 @@ def test_a_builtin_or_ufunc_is_an_argument_error_with_the_fix(transform):
         with pytest.raises(adjit.ArgumentError, match=rf"adjit\.{transform.__name__}\({shown}\)"
                            rf".*def f\(x\): return {shown}\(x\)"):
             transform(func)
+
+
+def test_vjp_of_an_integer_output_asks_for_a_float_cotangent():
+    """The message asked for "a 1-D float array like the output (array(int64, ...))"."""
+    def counts(x):
+        return np.arange(3) * int(x[0])
+    x = np.ones(2)
+    with pytest.raises(adjit.ArgumentError, match="a cotangent is float even for an integer"):
+        adjit.vjp(counts)(x, np.ones(3, dtype=np.int64))
+    value, (xbar,) = adjit.vjp(counts)(x, np.ones(3))
+    assert np.array_equal(value, [0, 1, 2]) and np.array_equal(xbar, [0.0, 0.0])

@@ -34,7 +34,8 @@ def omitted_default(e, value):
 def check_named_parameters(py_func, kind):
     """Transforms need named parameters: a ``*args`` function (``jvp(f)`` itself among
     them, whose tangent count depends on the argument types) is refused with what to do,
-    and so is anything but a Python function or an ``@njit`` one (``math.sin``)."""
+    and so are keyword-only and ``**kwargs`` parameters, and anything but a Python
+    function or an ``@njit`` one (``math.sin``)."""
     if not inspect.isfunction(py_func):
         name = getattr(py_func, "__name__", type(py_func).__name__)
         raise ArgumentError(
@@ -47,6 +48,13 @@ def check_named_parameters(py_func, kind):
             "need named parameters. To nest jvp, make the inner one outside and wrap it in a "
             "function of named arguments: jf = adjit.jvp(f); def df(x): return "
             "jf(x, 1.0)[1]; then adjit.jvp(df)")
+    special = [p.name for p in inspect.signature(py_func).parameters.values()
+               if p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD)]
+    if special:
+        raise ArgumentError(
+            f"adjit.{kind}({py_func.__qualname__}): the function takes keyword-only or "
+            f"**kwargs parameters ({', '.join(special)}), which Numba does not compile; "
+            "make them ordinary parameters (def f(x, y=1.0))")
 
 
 def refuse_reverse_over_reverse(func, kind):

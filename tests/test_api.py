@@ -335,3 +335,21 @@ def test_vjp_of_an_integer_output_asks_for_a_float_cotangent():
         adjit.vjp(counts)(x, np.ones(3, dtype=np.int64))
     value, (xbar,) = adjit.vjp(counts)(x, np.ones(3))
     assert np.array_equal(value, [0, 1, 2]) and np.array_equal(xbar, [0.0, 0.0])
+
+
+def _keyword_only(x, *, y=1.0):
+    return x * y
+
+
+def _var_keywords(x, **options):
+    return x * x
+
+
+@pytest.mark.parametrize("func", [_keyword_only, _var_keywords], ids=lambda f: f.__name__)
+def test_keyword_only_and_var_keyword_parameters_are_refused_by_name(func):
+    """grad said "takes (x, y); not enough arguments" for a keyword-only parameter with a
+    default, and named ``**options`` as an ordinary parameter."""
+    for transform in (adjit.grad, adjit.jvp, adjit.hvp):
+        with pytest.raises(adjit.ArgumentError, match=r"keyword-only or \*\*kwargs parameters"
+                           r" \((y|options)\).*make them ordinary parameters"):
+            transform(func)

@@ -337,9 +337,11 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays, UserNames):
                 and call_writes(self.fn, value)):  # why array_call passed it over
             callee = self.typeof(value.func.name).dispatcher.py_func.__qualname__
             raise self.unsupported(
-                f"'{callee}' writing into its arguments and returning a new array", loc,
+                f"'{callee}' writing into its arguments and returning an array that is new "
+                "or may be one argument or another", loc,
                 "reverse mode takes a new array only from a helper that writes nothing: "
-                "split the helper in two, or pass the result in as an out= array")
+                "split the helper in two, pass the result in as an out= array, or return "
+                "nothing and read the array it filled")
         cls = classify_call(self.fn, value)
         if cls.kind == "unsupported":
             name = written_call_name(cls, str(self.typeof(value.func.name)), loc)

@@ -137,14 +137,33 @@ def _activate_array(fn, act, name, defs):
     changed, todo, seen = False, [name], set()
     while todo:
         n = todo.pop()
-        if n in seen or not is_float_array(fn.typeof(n)):
+        if n in seen:
             continue
         seen.add(n)
+        if isinstance(defined_value(defs, n), ir.Arg) and isinstance(
+                fn.typeof(n), types.BaseTuple):
+            if n not in act.carriers:  # a tuple argument whose array is written
+                act.carriers.add(n)    # (``k1 = ws[0]; k1[i] = ...``): its later reads
+                changed = True         # (``ws[0]``) see the write's tangent
+            continue
+        if not is_float_array(fn.typeof(n)):
+            continue
         if n not in act.active:  # (one already active, through a read, may still have
             act.active.add(n)    # parents that are not: ``shadows[k]`` of a tuple)
             changed = True
-        todo.extend(v.name for v in array_parents(fn, n, defs))
+        todo.extend(v.name for v in _written_through(fn, n, defs))
     return changed
+
+
+def _written_through(fn, name, defs):
+    """The arrays ``array_parents`` gives, or the tuple argument array ``name`` is an
+    item of (``ws[0]``)."""
+    parents = array_parents(fn, name, defs)
+    value = defined_value(defs, name)
+    if (not parents and isinstance(value, ir.Expr) and value.op == "static_getitem"
+            and isinstance(defined_value(defs, value.value.name), ir.Arg)):
+        return [value.value]
+    return parents
 
 
 def _written_arrays(fn, stmt, defs):
@@ -160,7 +179,8 @@ def _written_arrays(fn, stmt, defs):
 
 def _written_tuple_items(fn, value, defs):
     """The array items of tuples built in the function that a helper call may write
-    through (a helper's reverse pass adding into the shadow tuple ``(a%shadow, b)``)."""
+    through (a helper's reverse pass adding into the shadow tuple ``(a%shadow, b)``),
+    and the tuple arguments it may write through."""
     ftype = fn.typeof(value.func.name)
     if not isinstance(ftype, types.Dispatcher) or value not in fn.calltypes:
         return []
@@ -174,6 +194,8 @@ def _written_tuple_items(fn, value, defs):
         built = i < len(value.args) and defined_value(defs, value.args[i].name)
         if isinstance(built, ir.Expr) and built.op == "build_tuple":
             items += [v for v in built.items if is_float_array(fn.typeof(v.name))]
+        elif isinstance(built, ir.Arg):  # a tuple argument: ``stage(x, ws)``
+            items.append(value.args[i])
     return items
 
 

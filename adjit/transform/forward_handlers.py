@@ -63,6 +63,12 @@ def fwd_arg(ctx, stmt, e):
         # an array argument written with differentiated values (``out=``): its tangent
         # starts at zero and takes the tangents of what is written
         e.call(zeros_shadow, [stmt.target], target=ctx.dot(stmt.target.name))
+    elif ctx.active(stmt.target) and isinstance(ctx.typeof(stmt.target.name), types.BaseTuple):
+        # a tuple of arrays written the same way (a workspace ``ws``): zeros per item
+        typ = ctx.typeof(stmt.target.name)
+        items = [(e.item(stmt.target, k), typ.types[k]) for k in differentiable_items(typ)]
+        e.assign(e.tuple([e.call(zeros_shadow, [v]) if is_float_array(t) else ctx.zero(e, v, t)
+                          for v, t in items]), target=ctx.dot(stmt.target.name))
 
 
 def fwd_constant(ctx, stmt, e):

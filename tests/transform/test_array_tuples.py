@@ -76,6 +76,31 @@ def iterates_returned_tuple(x):
     return s
 
 
+def workspace_read_back(x, ws):
+    """A workspace tuple argument (an RK45 stepper's ``ws``): an item is filled through
+    a name, then read back through the tuple."""
+    k1 = ws[0]
+    for i in range(x.size):
+        k1[i] = x[i] * x[i]
+    return np.sum(ws[0] * x) + ws[2] * x[0]
+
+
+@numba.njit
+def _fill_stage(x, ws):
+    k1, k2 = ws[0], ws[1]
+    k1[:] = x * x
+    k2[:] = k1 * x
+
+
+def workspace_filled_by_helper(x, ws):
+    _fill_stage(x, ws)
+    return np.sum(ws[1]) + np.sum(np.sin(ws[0]))
+
+
+def _workspace(n=3):
+    return (np.zeros(n), np.zeros(n), 0.5)
+
+
 X = np.linspace(0.1, 0.5, 3)
 REFUSED = [
     (writes_into_tuple_item, (X,), "a tuple of arrays, to '_scale_first', which writes into "
@@ -99,6 +124,20 @@ def test_reverse_mode_refuses(f, args, message):
 @pytest.mark.parametrize("f, args, message", REFUSED, ids=[r[0].__name__ for r in REFUSED])
 def test_forward_mode_differentiates(f, args, message):
     check_jvp(f, *args)
+
+
+@pytest.mark.parametrize("f", [workspace_read_back, workspace_filled_by_helper],
+                         ids=lambda f: f.__name__)
+def test_a_workspace_tuple_argument_written_and_read_back(f):
+    """jvp gave a tangent of 0 for values read back through the tuple (``ws[0]`` again):
+    the tuple argument had no tangent. Reverse mode refuses the write by name."""
+    v = np.array([1.0, -0.5, 2.0])
+    tangent = adjit.jvp(f)(X, _workspace(), v)[1]
+    expected = (f(X + 1e-6 * v, _workspace()) - f(X - 1e-6 * v, _workspace())) / 2e-6
+    assert tangent == pytest.approx(expected, rel=1e-7)
+    check_jvp(f, X, _workspace())
+    with pytest.raises(adjit.UnsupportedError, match="inside a tuple argument|a tuple of arrays"):
+        adjit.grad(f)(X, _workspace())
 
 
 _RECORD = np.dtype([("a", "f8"), ("b", "f8")])

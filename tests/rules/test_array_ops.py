@@ -120,6 +120,11 @@ def gather_columns(a):
             + np.sum(a[:, COLUMNS] * a))
 
 
+def gather_points(a):
+    # elements at (row, column) pairs, a repeated pair and negative positions -> take_points
+    return np.sum(a[np.array([0, 1, 0, -1]), np.array([2, 0, 2, -2])] ** 3)
+
+
 def grids(length, origin):
     # a grid whose length and origin are parameters; integer endpoints; one point
     x = np.linspace(0.0, length, 7)
@@ -275,6 +280,7 @@ CASES = [
     (gather_rows, (M23.T.copy(),), 0, ["take_rows"]),
     (gather_columns, (M23,), 0, ["take_columns"]),
     (gather_faces, (RNG.uniform(-1.0, 1.0, (5, 2)),), 0, ["take_rows_grid"]),
+    (gather_points, (M23,), 0, ["take_points"]),
     (grids, (1.3, 0.4), (0, 1), ["np.linspace"]),
     # composites (rules/composites.py) and whole-array reductions (rules/array_ops.py)
     (stacking, (V6,), 0, ["join_rows", "as_row", "as_column"]),

@@ -90,13 +90,13 @@ def test_integer_array_and_mask_reads_are_gathers():
 
 
 def rows_index(a, idx):
-    y = a[idx, idx]  # (rows, ``a[idx]`` and ``a[idx, 1:]``, are gathers: selection.py)
-    return y[0]
+    y = a[idx, idx]  # 2-D index arrays (1-D ones, rows ``a[idx]`` and ``a[idx, 1:]`` are
+    return y[0, 0]   # gathers: selection.py)
 
 
 @pytest.mark.parametrize("f, args", [
     (view_through_branch, (A34, 1.0)),
-    (rows_index, (A34, np.array([1, 2]))),
+    (rows_index, (A34, np.array([[1, 2]]))),
 ])
 def test_copies_and_merged_views_are_refused(f, args):
     with pytest.raises(adjit.UnsupportedError):
@@ -105,7 +105,7 @@ def test_copies_and_merged_views_are_refused(f, args):
 
 def test_fancy_index_error_names_the_indexing_line():
     with pytest.raises(adjit.UnsupportedError, match="y = a\\[idx, idx\\]"):
-        adjit.grad(rows_index)(A34, np.array([1, 2]))
+        adjit.grad(rows_index)(A34, np.array([[1, 2]]))
 
 
 # -- tuples of floats ---------------------------------------------------------------------

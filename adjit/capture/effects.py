@@ -131,7 +131,7 @@ def _yielded_by(fn, var, defs, depth=0):
 
 
 # builtins that only read the arrays they are given (iterators over them, sizes, copies)
-_PURE_BUILTINS = (enumerate, zip, range, len, iter, reversed, sorted, min, max, sum, print)
+_PURE_BUILTINS = (enumerate, zip, range, len, iter, reversed, sorted, min, max, sum, print, list)
 
 
 def call_writes(fn, expr):

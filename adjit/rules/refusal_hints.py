@@ -56,6 +56,13 @@ def _list_of_arrays(fn, expr, cls):
                 "(traj = np.empty((n, m)); traj[k] = y)")
 
 
+def _list_of_array(fn, expr, cls):
+    if cls.key is list and cls.args and isinstance(fn.typeof(cls.args[0].name), types.Array):
+        return ("list(a) of an array has no rule: start the list with a literal and append "
+                "the elements in a loop (res = [a[0]]; for v in a[1:]: res.append(v)), "
+                "or keep working on the array")
+
+
 def _namedtuple(fn, expr, cls):
     if isinstance(fn.typeof(expr.func.name), types.NamedTupleClass):
         return ("a namedtuple holding differentiated values has no rule yet: pass its "
@@ -126,7 +133,7 @@ def _scalar_rule_on_arrays(fn, expr, cls):
 
 #: the hints, most specific first
 HINTS = (_stencil_options, _unbound_arguments, _guvectorize, _ufunc_out_keyword,
-         _generator, _list_of_arrays, _namedtuple, _optional_argument, _no_arrays,
+         _generator, _list_of_arrays, _list_of_array, _namedtuple, _optional_argument, _no_arrays,
          _float64_only, _float32_arrays, _unhandled_rank, _fortran_order,
          _scalar_rule_on_arrays)
 

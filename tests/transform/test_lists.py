@@ -214,3 +214,26 @@ def test_repeating_a_list_of_differentiated_values_is_refused(mode):
             adjit.grad(_repeated_differentiated_item)(x)
         else:
             adjit.jvp(_repeated_differentiated_item)(x, np.ones(3))
+
+
+@numba.njit
+def _smooth(data):
+    res = list(data[:2])
+    for i in range(2, len(data)):
+        res.append(0.5 * (data[i] + data[i - 1]))
+    return np.array(res)
+
+
+def _smoothed_energy(x):
+    return np.sum(_smooth(x) ** 2)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_list_of_an_array_is_refused_with_the_loop_to_write(mode):
+    """grad said the helper was "writing into its arguments", which it never does."""
+    x = np.linspace(0.1, 2.0, 6)
+    call = (lambda: adjit.grad(_smoothed_energy)(x)) if mode == "grad" else (
+        lambda: adjit.jvp(_smoothed_energy)(x, np.ones(6)))
+    with pytest.raises(adjit.UnsupportedError,
+                       match=r"(?s)'list' in function '_smooth'.*res = \[a\[0\]\]"):
+        call()

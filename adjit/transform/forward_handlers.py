@@ -21,7 +21,7 @@ from .forward_lists import (fwd_build_list, fwd_list_method, fwd_list_new,
                             fwd_list_reduction, fwd_repeated_list, refuse_nested_list_write)
 from .forward_tape import fwd_tape_pop, fwd_tape_push, fwd_tape_put, fwd_tape_reserve
 from .forward_elementwise import emit_elementwise_term, tangent_like
-from .forward_primal import emit_primal, operand, operand_tangent
+from .forward_primal import emit_primal, operand, operand_tangent, written_argument_tangent
 from .partials import emit_factor, emit_partial, emit_product, emit_product_sums, is_product
 from ..rules import NONDIFF, lookup
 from ..rules.arrays import is_filled_allocation, zeros_shadow
@@ -59,16 +59,8 @@ def fwd_arg(ctx, stmt, e):
     e.stmt(clone_stmt(stmt))
     if stmt.value.index in ctx.active_args and ctx.active(stmt.target):
         e.assign(e.var(ctx.tangent_args[stmt.value.index]), target=ctx.dot(stmt.target.name))
-    elif ctx.active(stmt.target) and is_float_array(ctx.typeof(stmt.target.name)):
-        # an array argument written with differentiated values (``out=``): its tangent
-        # starts at zero and takes the tangents of what is written
-        e.call(zeros_shadow, [stmt.target], target=ctx.dot(stmt.target.name))
-    elif ctx.active(stmt.target) and isinstance(ctx.typeof(stmt.target.name), types.BaseTuple):
-        # a tuple of arrays written the same way (a workspace ``ws``): zeros per item
-        typ = ctx.typeof(stmt.target.name)
-        items = [(e.item(stmt.target, k), typ.types[k]) for k in differentiable_items(typ)]
-        e.assign(e.tuple([e.call(zeros_shadow, [v]) if is_float_array(t) else ctx.zero(e, v, t)
-                          for v, t in items]), target=ctx.dot(stmt.target.name))
+    elif ctx.active(stmt.target):
+        written_argument_tangent(ctx, e, stmt.target)
 
 
 def fwd_constant(ctx, stmt, e):

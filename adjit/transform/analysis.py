@@ -157,10 +157,11 @@ def _activate_array(fn, act, name, defs):
 
 def _written_through(fn, name, defs):
     """The arrays ``array_parents`` gives, or the tuple argument array ``name`` is an
-    item of (``ws[0]``)."""
+    item of (``ws[0]``, ``ws[k]``)."""
     parents = array_parents(fn, name, defs)
     value = defined_value(defs, name)
-    if (not parents and isinstance(value, ir.Expr) and value.op == "static_getitem"
+    if (not parents and isinstance(value, ir.Expr)
+            and value.op in ("static_getitem", "getitem")
             and isinstance(defined_value(defs, value.value.name), ir.Arg)):
         return [value.value]
     return parents

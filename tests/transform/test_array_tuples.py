@@ -97,6 +97,16 @@ def workspace_filled_by_helper(x, ws):
     return np.sum(ws[1]) + np.sum(np.sin(ws[0]))
 
 
+def workspace_at_variable_index(x, ws):
+    """The same through ``ws[k]`` with ``k`` known only at run time (a tuple of arrays
+    alone: Numba indexes only those at a variable index)."""
+    k = int(x[0] > 0.0)
+    b = ws[k]
+    for i in range(x.size):
+        b[i] = x[i] * x[i]
+    return np.sum(ws[k] * x)
+
+
 def _workspace(n=3):
     return (np.zeros(n), np.zeros(n), 0.5)
 
@@ -126,18 +136,21 @@ def test_forward_mode_differentiates(f, args, message):
     check_jvp(f, *args)
 
 
-@pytest.mark.parametrize("f", [workspace_read_back, workspace_filled_by_helper],
-                         ids=lambda f: f.__name__)
-def test_a_workspace_tuple_argument_written_and_read_back(f):
+@pytest.mark.parametrize("f, make", [
+    (workspace_read_back, _workspace), (workspace_filled_by_helper, _workspace),
+    (workspace_at_variable_index, lambda: (np.zeros(3), np.zeros(3)))],
+    ids=lambda v: getattr(v, "__name__", ""))
+def test_a_workspace_tuple_argument_written_and_read_back(f, make):
     """jvp gave a tangent of 0 for values read back through the tuple (``ws[0]`` again):
     the tuple argument had no tangent. Reverse mode refuses the write by name."""
     v = np.array([1.0, -0.5, 2.0])
-    tangent = adjit.jvp(f)(X, _workspace(), v)[1]
-    expected = (f(X + 1e-6 * v, _workspace()) - f(X - 1e-6 * v, _workspace())) / 2e-6
+    tangent = adjit.jvp(f)(X, make(), v)[1]
+    expected = (f(X + 1e-6 * v, make()) - f(X - 1e-6 * v, make())) / 2e-6
     assert tangent == pytest.approx(expected, rel=1e-7)
-    check_jvp(f, X, _workspace())
-    with pytest.raises(adjit.UnsupportedError, match="inside a tuple argument|a tuple of arrays"):
-        adjit.grad(f)(X, _workspace())
+    check_jvp(f, X, make())
+    with pytest.raises(adjit.UnsupportedError, match="inside a tuple argument|a tuple of arrays"
+                       "|out of a tuple at a variable index"):
+        adjit.grad(f)(X, make())
 
 
 _RECORD = np.dtype([("a", "f8"), ("b", "f8")])

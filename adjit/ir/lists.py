@@ -142,6 +142,7 @@ LIST_OF_ARRAYS_ADVICE = ("adjit differentiates lists of floats: hold the arrays 
 
 
 def _is_list(typ):
+    """Whether ``typ`` is a reflected or typed list."""
     return isinstance(typ, (types.List, types.ListType))
 
 

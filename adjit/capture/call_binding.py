@@ -81,6 +81,16 @@ def single_definitions(fn):
     return {name: value[name] for name, n in count.items() if n == 1}
 
 
+def constant_value(fn, defs, var):
+    """The value of ``var`` when it is a constant (an integer literal type, or a constant
+    in ``defs``, a map name -> assigned value), else None."""
+    typ = fn.typeof(var.name)
+    if isinstance(typ, types.IntegerLiteral):
+        return typ.literal_value
+    value = defs.get(var.name)
+    return value.value if isinstance(value, ir.Const) else None
+
+
 def built_tuple_items(defs, var):
     """The items of the ``build_tuple`` that ``var`` holds (through copies), when it and
     every item are assigned once; else None."""

@@ -15,7 +15,7 @@ from numba.core import ir, types
 from numba.core.registry import cpu_target
 
 from ..ir.builder import fresh_name
-from .call_binding import default_value
+from .call_binding import constant_value, default_value
 from ..ir.nodes import global_values
 from ..rules.composites import lookup_composite
 
@@ -35,15 +35,6 @@ def _insert_call(fn, block, stmt, func, args):
     expr = ir.Expr.call(fvar, list(args), (), stmt.loc)
     fn.calltypes[expr] = sig
     return expr, sig
-
-
-def _constant(fn, defs, var):
-    """The integer value of ``var`` when it is a constant, else None."""
-    typ = fn.typeof(var.name)
-    if isinstance(typ, types.IntegerLiteral):
-        return typ.literal_value
-    value = defs.get(var.name)
-    return value.value if isinstance(value, ir.Const) else None
 
 
 def _read_items(fn, name):
@@ -132,7 +123,7 @@ class CompositesToHelpers:
         plans = composite.plan
         if axis is not None:
             added, by_axis = composite.axes or (0, {})
-            k = _constant(fn, defs, axis)
+            k = constant_value(fn, defs, axis)
             rank = next(iter(ranks)) + added
             plans = by_axis.get(k % rank if isinstance(k, int) and -rank <= k < rank
                                 else None, {})

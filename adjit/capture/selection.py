@@ -29,6 +29,7 @@ from numba.core.registry import cpu_target
 from ..ir.builder import fresh_name
 from ..ir.nodes import global_value
 from ..rules.array_ops import take_columns, take_points, take_rows, take_rows_grid
+from .call_binding import constant_value, single_definitions
 
 
 def _typed(fn, block, at, value, typ, loc, hint):
@@ -331,17 +332,6 @@ class MixedWritesToViewWrites:
         block.body[_position(block, stmt)] = write
 
 
-def _constant_int(fn, var):
-    """The integer ``var`` holds for certain (a constant or an integer literal), or None."""
-    typ = fn.typeof(var.name)
-    if isinstance(typ, types.IntegerLiteral):
-        return typ.literal_value
-    const = guard(get_definition, fn.func_ir, var)
-    if isinstance(const, ir.Const) and isinstance(const.value, int):
-        return const.value
-    return None
-
-
 class TakeAlongAxisToGather:
     """``np.take(X, idx, axis=k)`` with ``k`` a constant and ``idx`` a 1-D integer array:
     ``np.take(x, idx)`` of a 1-D ``x``; ``take_rows`` (``axis=0``) or ``take_columns``
@@ -361,21 +351,22 @@ class TakeAlongAxisToGather:
                 args = list(value.args) + ([kws.pop("axis")] if "axis" in kws else [])
                 if kws or len(args) != 3:
                     continue
-                gather = self.gather(fn, *args)
+                gather = self.gather(fn, single_definitions(fn), *args)
                 if gather is not None:
                     GatherReadsToTake.rewrite(fn, block, stmt, args[1], gather, args[0])
 
     @staticmethod
-    def gather(fn, array, index, axis_var):
-        """The gather ``np.take(array, index, axis=axis_var)`` is, or None."""
-        arr, idx, axis = fn.typeof(array.name), fn.typeof(index.name), _constant_int(fn, axis_var)
+    def gather(fn, defs, array, index, axis_var):
+        """The gather ``np.take(array, index, axis=axis_var)`` is, or None (``defs``:
+        ``single_definitions``, where a constant axis is found)."""
+        axis = constant_value(fn, defs, axis_var)
+        arr, idx = fn.typeof(array.name), fn.typeof(index.name)
         if not (isinstance(arr, types.Array) and isinstance(arr.dtype, types.Float)
                 and isinstance(idx, types.Array) and idx.ndim == 1
-                and isinstance(idx.dtype, types.Integer) and axis is not None):
+                and isinstance(idx.dtype, types.Integer) and isinstance(axis, int)):
             return None
         if arr.ndim == 1 and axis in (0, -1):
             return np.take
         if arr.ndim == 2:
             return {0: take_rows, -2: take_rows, 1: take_columns, -1: take_columns}.get(axis)
         return None
-

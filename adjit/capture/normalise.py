@@ -61,6 +61,31 @@ class InplaceBinopToBinop(Pass):
                 stmt.value = new
 
 
+class UnknownStaticIndexToGetitem(Pass):
+    """``static_getitem`` whose constant index Numba could not fully know (``None`` in
+    place of a value: ``X[i, 0]`` in a comprehension, where ``i`` is a variable of the
+    enclosing loop) becomes the ``getitem`` of its index variable. Numba types and runs it
+    that way (the static form has no implementation for arrays), but a rule reading the
+    constant would take ``None`` for ``np.newaxis``, and the tangent of ``X[i]`` was
+    ``X%dot[None]``."""
+
+    name = "unknown_static_index_to_getitem"
+
+    def run(self, fn):
+        for block in fn.func_ir.blocks.values():
+            for stmt in block.body:
+                expr = stmt.value if isinstance(stmt, ir.Assign) else None
+                if not (isinstance(expr, ir.Expr) and expr.op == "static_getitem"
+                        and expr.index_var is not None
+                        and fn.calltypes.get(expr) is not None):
+                    continue
+                index = expr.index if isinstance(expr.index, tuple) else (expr.index,)
+                if any(k is None for k in index):
+                    new = ir.Expr.getitem(expr.value, expr.index_var, expr.loc)
+                    fn.calltypes[new] = fn.calltypes.pop(expr)
+                    stmt.value = new
+
+
 class ResolveModuleAttributes(Pass):
     """``$f = getattr(math, 'sin')`` becomes ``$f = global(sin)``: calls then name the
     Python function directly, which is what rules are keyed by."""
@@ -296,7 +321,7 @@ class CommonElementReads(Pass):
         return val.op == "call" and (bool(val.vararg) or bool(call_writes(fn, val)))
 
 
-NORMALISE = [ContiguousAliases(), InplaceArrayToSliceWrite(), DropSelfSliceWrites(), EllipsisWriteToSliceWrite(),
+NORMALISE = [UnknownStaticIndexToGetitem(), ContiguousAliases(), InplaceArrayToSliceWrite(), DropSelfSliceWrites(), EllipsisWriteToSliceWrite(),
              FillToSliceWrite(), SortToSliceWrite(), OutArgumentToSliceWrite(),
              InplaceBinopToBinop(), ResolveModuleAttributes(), StencilToHelper(),
              ComprehensionToEmpty(), ListOperandsToArrays(), ArrayLiteralToWrites(), GatherReadsToTake(),

@@ -13,6 +13,7 @@ returns the argument itself on every path (``return out``) is that argument
 """
 import numpy as np
 from numba.core import ir, types
+from numba.np.unsafe.ndarray import empty_inferred
 
 from ..compile.caches import owned_cache
 from ..ir.nodes import copy_root, defining_stmts, is_basic_index
@@ -205,8 +206,8 @@ class _Freshness:
             if isinstance(callee, np.ufunc):  # ``np.sin(x, out)`` returns ``out``
                 return len(value.args) == callee.nin and not value.kws
             return True
-        if lookup_allocation(callee) is not None:
-            return True
+        if lookup_allocation(callee) is not None or callee is empty_inferred:
+            return True  # (the array of a comprehension of integers: ``comprehensions``)
         return classify_call(self.fn, value).kind in ("elementwise", "matmul")
 
 

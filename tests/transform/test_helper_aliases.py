@@ -75,12 +75,35 @@ def rows_zipped(X, Z):
     return s + np.sum(A ** 3)
 
 
+@numba.njit
+def _assign_and_move(c, X):
+    labels = np.array([np.argmin(np.array([np.sum((X[i] - c[k]) ** 2)
+                                           for k in range(c.shape[0])]))
+                       for i in range(X.shape[0])])
+    for k in range(c.shape[0]):
+        c[k] = 0.5 * c[k] + 0.5 * X[k]
+    return c, labels
+
+
+def centroids_moved(c0, X):
+    """A k-means step in a helper that updates its argument and returns it beside the
+    labels, an integer array made by a comprehension (the labels were taken for memory
+    that may share the argument's, and the write was refused)."""
+    c = c0.copy()
+    c, labels = _assign_and_move(c, X)
+    c, labels = _assign_and_move(c, X)
+    return np.sum(c * c * X[labels[:3]])
+
+
 X4 = np.array([0.5, 1.0, -0.3, 0.8])
 M = np.array([[0.5, 1.0], [-0.3, 0.8]])
 W = np.array([2.0, 3.0])
 
 CASES = [(checked_squares, (X4,), 0), (write_through_returned, (X4,), 0),
-         (rows_scaled, (M, W), (0, 1)), (rows_zipped, (M, M[::-1].copy()), (0, 1))]
+         (rows_scaled, (M, W), (0, 1)), (rows_zipped, (M, M[::-1].copy()), (0, 1)),
+         (centroids_moved, (np.array([[0.1, 0.2], [0.9, 0.4], [0.3, 1.1]]),
+                            np.array([[0.0, 0.1], [1.0, 0.5], [0.4, 1.0], [0.8, 0.8]])),
+          (0, 1))]
 IDS = [c[0].__name__ for c in CASES]
 
 

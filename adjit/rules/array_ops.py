@@ -5,6 +5,7 @@ import numba
 import numpy as np
 
 from ..compile.inline_library import internal_jit
+from .composites import defcomposite
 from .arrays import _add_flat_jit, _flat_copy_jit, defarrayvjp
 from .registry import _method_key as m
 from .registry import defbilinear, defkernel, deflinear_array, defnonlinear, defview
@@ -331,7 +332,28 @@ def _std_tangent(ans, a, da):
     return np.sum((a - np.mean(a)) * da) / (a.size * ans)
 
 
+@internal_jit
+def trace_offset(a, offset=0):
+    """``np.trace(a, offset)``: the sum of the diagonal ``offset`` places above the main
+    one (below it for a negative offset)."""
+    n, m = a.shape
+    s = 0.0
+    if offset >= 0:
+        for i in range(max(min(n, m - offset), 0)):
+            s += a[i, i + offset]
+    else:
+        for i in range(max(min(n + offset, m), 0)):
+            s += a[i - offset, i]
+    return s
+
+
+def choose_trace(argtypes):
+    """``np.trace`` with an offset (without one, its rule above covers it)."""
+    return trace_offset if len(argtypes) > 1 else None
+
+
 defarrayvjp((np.trace,), [_trace_update], [_trace_tangent], ndims=(2,))
+defcomposite(np.trace, choose_trace, ranks=(2,))
 defarrayvjp((np.var, m("var")), [_var_update], [_var_tangent])
 defarrayvjp((np.std, m("std")), [_std_update], [_std_tangent])
 

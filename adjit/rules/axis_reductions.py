@@ -17,6 +17,8 @@ one template per name, which a second one would replace. Ranks 1 to 3; a negativ
 counts from the end; ``keepdims``, ``out``, ``ddof`` and tuples of axes are not
 supported. Test cases: ``tests/rules/test_axis_reductions.py``.
 """
+import math
+
 import numpy as np
 from numba.core import types
 from numba.extending import overload
@@ -184,22 +186,45 @@ def vector_norm_ord(x, ord, axis=None):
     return np.sum(a ** ord) ** (1.0 / ord)
 
 
+@internal_jit
+def matrix_norm_ord(x, ord, axis=None):
+    """``np.linalg.norm(x, ord)`` of a 2-D ``x``, NumPy's matrix norms: the largest or
+    smallest column (``ord=±1``) or row (``ord=±inf``) sum of magnitudes, and the largest
+    or smallest singular value (``ord=±2``), the square root of an eigenvalue of
+    ``x.T @ x`` or ``x @ x.T``, whichever is smaller (its derivative needs that
+    eigenvalue simple, as the singular value's does). Other orders raise NumPy's ``ValueError``."""
+    a = np.abs(x)
+    if ord == 1:
+        return np.max(np.sum(a, axis=0))
+    if ord == -1:
+        return np.min(np.sum(a, axis=0))
+    if ord == np.inf:
+        return np.max(np.sum(a, axis=1))
+    if ord == -np.inf:
+        return np.min(np.sum(a, axis=1))
+    if ord == 2 or ord == -2:
+        gram = x.T @ x if x.shape[0] >= x.shape[1] else x @ x.T  # min(m, n) values
+        values = np.linalg.eigvalsh(gram)
+        return math.sqrt(max(np.max(values) if ord == 2 else np.min(values), 0.0))
+    raise ValueError("Invalid norm order for matrices.")
+
+
 def _absent(typ):
     return typ is None or isinstance(typ, (types.NoneType, types.Omitted))
 
 
 def choose_norm(argtypes):
     """The helper of a ``np.linalg.norm`` call Numba's own rule does not cover: lane norms
-    for an integer ``axis``, or the vector norm of a numeric ``ord`` of a 1-D array."""
+    for an integer ``axis``, or the vector or matrix norm of a numeric ``ord``."""
     x = argtypes[0]
     ord_type = argtypes[1] if len(argtypes) > 1 else None
     axis = argtypes[2] if len(argtypes) > 2 else None
     if isinstance(axis, types.Integer) and _absent(ord_type):
         return NORM_HELPERS.get(x.ndim)
-    if (x.ndim == 1 and x.dtype == types.float64 and _absent(axis)
+    if not (x.dtype == types.float64 and _absent(axis)
             and isinstance(ord_type, (types.Integer, types.Float))):
-        return vector_norm_ord
-    return None
+        return None
+    return {1: vector_norm_ord, 2: matrix_norm_ord}.get(x.ndim)
 
 
 for _func, _by_rank in AXIS_HELPERS.items():

@@ -203,6 +203,14 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None):
 
 
 @internal_jit
+def cov_vector(m, y=None, rowvar=True, bias=False, ddof=None):
+    """``np.cov`` of a 1-D ``m`` (one variable): its variance as a 0-d array, as NumPy
+    returns it."""
+    n = m.shape[0]
+    return cov(m.reshape(1, n), y, rowvar, bias, ddof).reshape(())
+
+
+@internal_jit
 def corrcoef(x, y=None, rowvar=True):
     """``np.corrcoef`` of a 2-D ``x``: the covariance scaled by the standard
     deviations, clipped to [-1, 1] as NumPy does."""
@@ -223,4 +231,5 @@ defcomposite(np.average, average)
 if hasattr(np, "trapezoid"):  # NumPy 2
     defcomposite(np.trapezoid, trapezoid, ranks=(1,))
 defcomposite(np.cov, cov, ranks=(2,))
+defcomposite(np.cov, cov_vector, ranks=(1,))
 defcomposite(np.corrcoef, corrcoef, ranks=(2,))

@@ -156,6 +156,9 @@ def concatenate_1d(x): return np.sum(np.concatenate((x, x * x)) ** 3)
 def slogdet_trace(a):
     sign, logdet = np.linalg.slogdet(a)
     return np.trace(a @ a) + sign * logdet
+def traces_off_diagonal(a):
+    # np.trace with an offset, above and below the main diagonal, past its end
+    return np.trace(a, 1) * np.trace(a, -1) + np.trace(a, offset=2) + np.trace(a, 5)
 def fill_diagonal(M, d):
     # a pairwise matrix with its self-interaction entries replaced (N-body codes)
     N = M * M
@@ -290,6 +293,7 @@ CASES = [
     (appended, (V3, 0.4), (0, 1), []),
     (deleted, (V3, 0.4), (0, 1), []),
     (slogdet_trace, (SPD3 + N33,), 0, []),
+    (traces_off_diagonal, (M23.T.copy(),), 0, []),
     (var_std, (M23,), 0, []),
     (segment_sums, (V6,), 0, ["bincount_weighted"]),
     (where_indices, (V6,), 0, []),

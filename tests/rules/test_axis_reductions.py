@@ -42,6 +42,13 @@ def vector_norms(x):
             + np.linalg.norm(x * x, 3) + np.linalg.norm(x, ord=2) * np.linalg.norm(x, 0))
 
 
+def matrix_norms(a):
+    # np.linalg.norm(A, ord) of a matrix: column and row sums (±1, ±inf) and the
+    # extreme singular values (±2)
+    return (np.linalg.norm(a, 1) + 2.0 * np.linalg.norm(a, np.inf) + np.linalg.norm(a, -1)
+            + np.linalg.norm(a, -np.inf) + np.linalg.norm(a, 2) * np.linalg.norm(a, ord=-2))
+
+
 def keyword_helper(a, w):
     # the reductions as users write them in loops that fill an output
     out = np.empty(a.shape[0])
@@ -56,6 +63,7 @@ CASES = [
                                    "np.prod", "np.linalg.norm", "np.amax", "np.amin"]),
     (along_a_vector, (V5,), 0, []),
     (vector_norms, (V5,), 0, []),
+    (matrix_norms, (M34,), 0, []),
     (along_each_axis_3d, (T234,), 0, []),
     (keyword_helper, (M34, V5[:4] + 2.0), (0, 1), []),
 ]
@@ -68,7 +76,8 @@ def lanes_and_sums(a):
     return np.sum(np.var(a, axis=1) ** 2) + np.sum(np.mean(a, axis=0) ** 3)
 
 
-HVP_CASES = [(lanes_and_sums, (M34,), 0, []), (vector_norms, (V5,), 0, [])]
+HVP_CASES = [(lanes_and_sums, (M34,), 0, []), (vector_norms, (V5,), 0, []),
+             (matrix_norms, (M34,), 0, [])]
 
 
 def test_every_axis_reduction_has_a_case():

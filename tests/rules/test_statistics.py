@@ -55,6 +55,11 @@ def covariance_options(m):
             + np.sum(np.cov(m, ddof=0) ** 2) + np.sum(np.corrcoef(m, rowvar=False) ** 2))
 
 
+def vector_covariance(x):
+    # np.cov of one variable: its variance, as a 0-d array
+    return np.cov(x) * x[0] + np.cov(x, bias=True) ** 2 + np.cov(x, ddof=2)
+
+
 def scalar_ufuncs(x, y):
     return np.sum(np.logaddexp(x, y) + np.logaddexp2(x, 2.0 * y) + np.reciprocal(y)
                   + np.sinc(x) + np.remainder(x, 0.7) * x + np.fmod(y, 0.4) * y
@@ -70,6 +75,7 @@ CASES = [
     (weighted, (V6, np.abs(V6) + 0.5), (0, 1), ["np.average", "np.trapezoid"]),
     (covariance, (M34,), 0, ["np.cov", "np.corrcoef"]),
     (covariance_options, (M34,), 0, []),
+    (vector_covariance, (V6,), 0, []),
     (scalar_ufuncs, (X2, X2[::-1] + 0.1), (0, 1), []),
 ]
 IDS = [c[0].__name__ for c in CASES]

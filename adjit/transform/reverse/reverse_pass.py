@@ -25,7 +25,7 @@ from ...ir.value_types import copy_type, is_float, is_float_array, is_scalar
 from .lists import start_shadows as start_list_shadows
 from .context import (TAPE, YBAR, bar, bar_item, is_basic_index, local_shadow, shadow_arg,
                       shape_of, zero_of)
-from .shadows import empty_array, fresh_flag
+from .shadows import argument_memory, empty_array, fresh_flag
 from .handlers import emit_reverse
 from .stmt_info import NOTHING, StmtInfo
 from ...rules.arrays import add_cotangent, add_into, phi_transfer, snapshot_shadow, zeros_shaped
@@ -477,6 +477,10 @@ class ReversePass:
         e.assign(ir.Arg(TAPE, 0, e.loc), target=TAPE)
         for i, name in enumerate(arg_names):
             e.assign(ir.Arg(name, i + 1, e.loc), target=ctx.arg_vars.get(i, name))
+            if i in ctx.arg_vars and isinstance(ctx.fn.argtypes[i], types.Array):
+                memory = argument_memory(ctx.arg_vars[i])
+                ctx.synthetic_types[memory] = ctx.fn.argtypes[i]
+                e.assign(e.var(ctx.arg_vars[i]), target=memory)
         for j, name in enumerate(shadow_names):
             e.assign(ir.Arg(name, len(arg_names) + 1 + j, e.loc), target=name)
         e.assign(ir.Arg(YBAR, len(arg_names) + 1 + len(shadow_names), e.loc), target=YBAR)

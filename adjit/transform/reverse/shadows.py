@@ -45,6 +45,13 @@ def local_shadow(name):
     return f"{name}%shadow"
 
 
+def argument_memory(name):
+    """The reverse pass's name for argument array ``name``'s own memory: restores write
+    through it, because the pass rebinds ``name`` to a snapshot where a block reads the
+    argument's values between writes (``ReversePass.save_array``)."""
+    return f"{name}%memory"
+
+
 def fresh_flag(name):
     return f"{name}%fresh"
 

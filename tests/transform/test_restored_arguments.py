@@ -1,9 +1,10 @@
-"""An argument the function writes into is restored by the reverse pass, also where a
+"""An argument the function (or a helper it calls) writes into is restored by the reverse pass, also where a
 block reads the argument's values between its writes (found by a bug hunt over physics
 code). There the reverse pass binds the argument's name to a snapshot of its values, and
 the restoring writes went into the snapshot: the caller's array kept the written values,
 and ``hvp``, which runs the gradient at the point its tangents move, was wrong. Restores
 now write through the argument's own memory (``shadows.argument_memory``)."""
+import numba
 import numpy as np
 import pytest
 
@@ -36,8 +37,25 @@ def written_in_a_loop(x):
     return s
 
 
+@numba.njit
+def _kick(p, v, dt):
+    for i in range(p.shape[0]):
+        v[i] += dt * p[i] * p[(i + 1) % p.shape[0]]
+        p[i] += dt * v[i]
+
+
+def helper_writes_then_caller_reads(p):
+    """A leapfrog-like helper writes the argument and a local velocity (an n-body
+    integrator in the hunt): the helper's reverse got the caller's snapshot, and its
+    restores went there."""
+    v = np.zeros_like(p)
+    _kick(p, v, 0.1)
+    _kick(p, v, 0.1)
+    return np.sum(p * p) + np.sum(p * np.arange(1, 4).reshape(p.shape))
+
+
 CASES = [written_then_weighted, slice_written_then_read, written_through_a_view,
-         written_in_a_loop]
+         written_in_a_loop, helper_writes_then_caller_reads]
 X = np.array([1.1, 2.0, 3.0])
 V = np.array([0.3, -1.0, 0.5])
 

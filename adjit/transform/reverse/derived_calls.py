@@ -21,7 +21,7 @@ from ...ir.value_types import is_differentiable, is_float, is_float_array
 from ...rules.arrays import zeros_shadow
 from ...rules.classify import positional_count, refuse_omitted_default
 from .context import TAPE, bar, bar_item, shadow_arg
-from .shadows import empty_array
+from .shadows import argument_memory_of, empty_array
 
 
 def rev_derived_call(ctx, stmt, e, dispatcher):
@@ -49,7 +49,11 @@ def rev_derived_call(ctx, stmt, e, dispatcher):
                  if any(ctx.is_active(a) or ctx.active_tuple(a) for a in g.args))
     program = ctx.derive(dispatcher, argument_types(ctx, groups), mask, stmt.loc)
     e.forward_call(program)
-    args = [g.value(e) for g in groups]
+    # an argument array reaches the callee as its own memory, so the callee's reverse
+    # restores its writes there, not into a snapshot the caller's name may be bound to
+    args = [ArgumentGroup([argument_memory_of(ctx, a, e) if isinstance(
+                ctx.typeof(a.name), types.Array) else a for a in g.args], g.packed).value(e)
+            for g in groups]
     shadows = [shadow_argument(ctx, groups[i], stmt.loc, e) for i in program.array_args]
     ybar = (e.var(bar(target.name)) if ctx.active_float(target)
             else returned_ybar(ctx, stmt, e) if ctx.active_array(target)

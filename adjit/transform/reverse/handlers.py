@@ -40,7 +40,7 @@ from .lists import (active_list, rev_list_method, rev_list_new, rev_list_read,
 from .derived_calls import rev_derived_call
 from .stmt_info import NOTHING, StmtEmitter, StmtInfo
 from .matmul import rev_matmul
-from .shadows import argument_memory, fresh_flag, is_element_index
+from .shadows import argument_memory_of, fresh_flag, is_element_index
 
 
 def apply_rule(ctx, stmt, e, rule, prim_name, args):
@@ -409,23 +409,7 @@ def rev_setitem(ctx, stmt, e):
         old = fresh_name("old")
         ctx.synthetic_types[old] = ctx.typeof(arr.name).dtype
         e.forward_before(old, ir.Expr.getitem(arr, index, stmt.loc))
-        e.setitem(restore_target(ctx, arr, base, e), index, e.var(old))
-
-
-def restore_target(ctx, arr, base, e):
-    """Where the reverse pass writes an argument's old values back: the argument's own
-    memory, or the same view of it (``row = x[0:2]``), because the reverse pass may bind
-    the argument's name to a snapshot of its values (``ReversePass.save_array``)."""
-    memory = e.var(argument_memory(base))
-    if arr.name == base:
-        return memory
-    value = ctx.definition(arr.name)
-    index = (value.index if getattr(value, "op", None) == "getitem" else
-             getattr(value, "index_var", None) if getattr(value, "op", None) == "static_getitem"
-             else None)
-    if index is not None and value.value.name == base:
-        return e.getitem(memory, index, hint="view")
-    return arr
+        e.setitem(argument_memory_of(ctx, arr, e), index, e.var(old))
 
 
 def rev_selection_write(ctx, stmt, e, index):
@@ -462,7 +446,7 @@ def rev_selection_write(ctx, stmt, e, index):
         ctx.synthetic_types[view] = selected
         e.forward_before(view, ir.Expr.getitem(arr, index, stmt.loc))
         old = ctx.copy_before(e.info.before, ir.Var(arr.scope, view, stmt.loc), "old")
-        e.call(restore_selection, [restore_target(ctx, arr, base, e), index, e.var(old)],
+        e.call(restore_selection, [argument_memory_of(ctx, arr, e), index, e.var(old)],
                hint="void")
 
 

@@ -52,6 +52,26 @@ def argument_memory(name):
     return f"{name}%memory"
 
 
+def argument_memory_of(ctx, arr, e):
+    """Where the reverse pass writes old values back into argument array ``arr`` (or a
+    view of one): the argument's own memory, or the same view of it (``row = x[0:2]``),
+    because the pass may bind the argument's name to a snapshot of its values
+    (``ReversePass.save_array``). Other arrays are ``arr`` itself."""
+    base = ctx.array_base(arr.name)
+    if base is None or not isinstance(ctx.definition(base), ir.Arg):
+        return arr
+    memory = e.var(argument_memory(base))
+    if arr.name == base:
+        return memory
+    value = ctx.definition(arr.name)
+    op = getattr(value, "op", None)
+    index = (value.index if op == "getitem" else
+             value.index_var if op == "static_getitem" else None)
+    if index is not None and value.value.name == base:
+        return e.getitem(memory, index, hint="view")
+    return arr
+
+
 def fresh_flag(name):
     return f"{name}%fresh"
 

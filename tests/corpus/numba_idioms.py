@@ -301,16 +301,6 @@ def comprehension_array(x):
     return np.sum(a * a)
 
 
-def comprehension_in_a_loop(c, X):
-    # a comprehension inside a loop reads X[i] with the loop's i: Numba's IR names it
-    # with an index it could not know (None), which forward mode took for np.newaxis
-    s = 0.0
-    for i in range(X.shape[0]):
-        d = np.array([np.sum((X[i] - c[k]) ** 2) for k in range(c.shape[0])])
-        s += np.sum(d * X[i, 0])
-    return s
-
-
 @numba.stencil
 def _smooth2d(a):
     return 0.25 * (a[-1, 0] + a[1, 0] + a[0, -1] + a[0, 1])
@@ -587,7 +577,6 @@ CASES = [
     Case(relu_clip_axis, (P4,), 0),
     Case(vector_literals, (V3, 0.6), (0, 1)),
     Case(comprehension_array, (X6,), 0),
-    Case(comprehension_in_a_loop, (P4[:2].copy(), P4[::-1].copy()), (0, 1)),
     Case(stencil_smoothing, (P4,), 0),
     Case(stencil_into_full_view, (P4, 0.7), (0, 1)),
     Case(stencil_cval_scalar, (X6, 0.7), (0, 1)),

@@ -121,7 +121,7 @@ class _Wrapper:
             args[given:given] = [None] * (n - given)
         for i, value in defaults.items():
             args[i] = omitted_default(e, value)
-        written = callee_writes(self.func, primal_types)
+        written = written_arguments(self.func, primal_types)
         e = check_written_arguments_apart(blocks, e, f"{self.kind}({self.fname})",
                                           self.names, args[:given], primal_types, written)
         tape = e.call(tape_acquire, [], hint="tape")
@@ -257,6 +257,15 @@ def vjp(func, cache=False):
     return _transform(func, 0, "vjp", cache)
 
 
+def written_arguments(func, primal_types):
+    """Indices of the array arguments ``func`` writes into. An adjit transform
+    (``grad(f)`` under ``jvp``) writes those ``f`` writes: its own compiled stub takes one
+    packed ``*args`` tuple, whose index says nothing about ``f``'s parameters."""
+    while getattr(func, "adjit_spec", None) is not None:
+        func = func.adjit_spec[1]
+    return callee_writes(func, primal_types)
+
+
 class _JVPWrapper:
     """Builds the IR of ``jvp(f)``: check tangent shapes, call the JVP program."""
 
@@ -280,7 +289,7 @@ class _JVPWrapper:
         blocks = {0: block}
         packed = e.assign(ir.Arg("args", 0, e.loc), target="args")
         args = [e.item(packed, k, hint="a") for k in range(len(flat))]
-        written = callee_writes(self.func, primal_types)
+        written = written_arguments(self.func, primal_types)
         e = check_written_arguments_apart(blocks, e, f"jvp({self.fname})", self.names,
                                           args[:n], given_types, written)
         for j, i in enumerate(active):
@@ -400,6 +409,10 @@ class _HVPWrapper:
             if needs_contiguous(primal_types[i], flat[n + k]):
                 given[i] = e.call(np.ascontiguousarray, [given[i]], hint="tangent")
         tangents = [given[i] for i in active]
+        # checked here, or the grad inside would refuse the call as grad(f)'s
+        e = check_written_arguments_apart(blocks, e, f"hvp({fname})", self.names, args[:n],
+                                          primal_types, written_arguments(self.func,
+                                                                          primal_types))
         for i, v in given.items():
             if is_float_array(primal_types[i]):
                 e = check_shape(blocks, e, args[i], v, TANGENT_SHAPE.format(self.names[i]))

@@ -293,18 +293,37 @@ def _square_then_weigh(x, out):
 _M = np.array([0.3, 1.2, -0.7, 0.45])
 
 
-@pytest.mark.parametrize("call", [
-    lambda: adjit.grad(_square_then_weigh)(_M, _M),
-    lambda: adjit.value_and_grad(_square_then_weigh)(_M[1:], _M[:3]),
-    lambda: adjit.vjp(_square_then_weigh)(_M, _M, 1.0),
-    lambda: adjit.jvp(_square_then_weigh)(_M, _M, _M, _M),
-    lambda: adjit.hvp(_square_then_weigh)(_M, _M, _M),
-], ids=["grad", "value_and_grad", "vjp", "jvp", "hvp"])
-def test_an_array_passed_twice_to_a_function_that_writes_it_is_refused(call):
+@pytest.mark.parametrize("call, label", [
+    (lambda: adjit.grad(_square_then_weigh)(_M, _M), "grad"),
+    (lambda: adjit.value_and_grad(_square_then_weigh)(_M[1:], _M[:3]), "value_and_grad"),
+    (lambda: adjit.vjp(_square_then_weigh)(_M, _M, 1.0), "vjp"),
+    (lambda: adjit.jvp(_square_then_weigh)(_M, _M, _M, _M), "jvp"),
+    (lambda: adjit.hvp(_square_then_weigh)(_M, _M, _M), "hvp"),
+    (lambda: adjit.jvp(adjit.grad(_square_then_weigh))(_M, _M, _M, _M), "jvp"),
+], ids=["grad", "value_and_grad", "vjp", "jvp", "hvp", "jvp_of_grad"])
+def test_an_array_passed_twice_to_a_function_that_writes_it_is_refused(call, label):
     """One buffer as ``x`` and as ``out``: each argument gets a shadow of its own, so the
-    derivative would be of another function (it was wrong: neither 4 m^3 nor 3 m^2)."""
-    with pytest.raises(adjit.ArgumentError, match="'out' and 'x' share memory"):
+    derivative would be of another function (it was wrong: neither 4 m^3 nor 3 m^2). The
+    message names the transform called (``hvp`` said ``grad``) and the argument written
+    (``jvp(grad(f))`` said ``x``)."""
+    with pytest.raises(adjit.ArgumentError, match=rf"^{label}\((grad_)?_square_then_weigh\): "
+                       r"the arguments 'out' and 'x' share memory.*writes into 'out'"):
         call()
+
+
+def _weighted_square(x, y):
+    return np.sum(x * y * y)
+
+
+def test_an_array_passed_twice_to_a_function_that_writes_nothing_differentiates():
+    """``jvp(grad(f))`` took ``grad(f)``'s packed ``*args`` for ``f``'s first parameter,
+    and refused one array passed as both arguments of a function that writes nothing."""
+    x, v = np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0])
+    expected = (2.0 * x * v, 2.0 * (v * x + x * v))  # d(y*y), d(2*x*y) with y = x
+    _, tangents = adjit.jvp(adjit.grad(_weighted_square, (0, 1)))(x, x, v, v)
+    np.testing.assert_allclose(tangents, expected, rtol=1e-15)
+    np.testing.assert_allclose(adjit.hvp(_weighted_square, (0, 1))(x, x, v, v), expected,
+                               rtol=1e-15)
 
 
 def test_separate_arrays_for_a_written_argument_still_differentiate():

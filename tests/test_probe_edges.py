@@ -114,6 +114,34 @@ def test_a_namedtuple_of_differentiated_values_is_refused_with_advice(mode):
         calls[mode]()
 
 
+_Workspace = namedtuple("_Workspace", ["buf", "tmp"])
+
+
+@numba.njit
+def _fill_workspace(x, ws):
+    for i in range(x.shape[0]):
+        ws.buf[i] = x[i] * x[i]
+    return np.sum(ws.buf)
+
+
+def _workspace_loss(x, ws):
+    return _fill_workspace(x, ws) + np.sum(ws.buf * x)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])
+def test_a_namedtuple_workspace_argument_is_refused_with_advice_that_fits(mode):
+    """A workspace argument the helper writes into: jvp's advice was to return a tuple
+    from the helper, which does not apply to an argument."""
+    x, ws = np.array([1.0, 2.0, 3.0]), _Workspace(np.zeros(3), np.zeros(3))
+    calls = {"grad": lambda: adjit.grad(_workspace_loss)(x, ws),
+             "jvp": lambda: adjit.jvp(_workspace_loss)(x, ws, x),
+             "hvp": lambda: adjit.hvp(_workspace_loss)(x, ws, x)}
+    with pytest.raises(adjit.UnsupportedError,
+                       match=r"(?s)in function '_workspace_loss'.*"
+                       r"pass (its|the) arrays as separate arguments"):
+        calls[mode]()
+
+
 @numba.njit
 def _squares(x):
     for v in x:

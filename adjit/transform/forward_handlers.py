@@ -278,7 +278,8 @@ def fwd_getattr(ctx, stmt, e):
         owner = ctx.typeof(stmt.value.value.name)
         advice = ("iterate over a.ravel() or index the array" if stmt.value.attr == "flat"
                   else "adjit carries derivatives through floats, arrays and tuples of "
-                  f"them, not a {owner}: return a tuple from the helper instead")
+                  f"them, not a {owner}: pass its arrays as separate arguments, and "
+                  "where a helper returns one, return a plain tuple instead")
         raise ctx.unsupported(f"the attribute '.{stmt.value.attr}' of a differentiated "
                               "value", stmt.loc, f"no rule covers it ({advice})")
     fwd_plain(ctx, stmt, e)

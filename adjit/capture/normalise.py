@@ -26,7 +26,8 @@ from .stencils import StencilToHelper
 from .methods import (ContiguousAliases, FlatIterationToRavel, JitclassMethodsToCalls,
                       MethodsToFunctions)
 from .vectorize import VectorizeToLoops
-from .tuple_builds import TupleOperationsToBuilds, UnpackedRowsToIndexing
+from .tuple_builds import (DivmodToBuild, TupleOperationsToBuilds, TupleSumToAdds,
+                           UnpackedRowsToIndexing)
 from .zero_dim import ZERO_DIM
 from ..ir.checks import after_rewrite
 from ..ir.nodes import global_value
@@ -331,7 +332,8 @@ NORMALISE = [UnknownStaticIndexToGetitem(), ContiguousAliases(), InplaceArrayToS
              CallNumberClassGlobals(), CompositesToHelpers(),
              *ZERO_DIM, VectorizeToLoops(),
              FlatIterationToRavel(), IndexArrayIteration(), IndexListIteration(),
-             IndexTupleIteration(), TupleOperationsToBuilds(), UnpackedRowsToIndexing(),
+             IndexTupleIteration(), TupleOperationsToBuilds(), TupleSumToAdds(),
+             DivmodToBuild(), UnpackedRowsToIndexing(),
              ForwardTupleItems(), NestVariadicMinMax(), WholeArrayAxisReduction(),
              SquareToMultiply(),
              CommonElementReads()]

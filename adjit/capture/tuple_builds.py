@@ -103,3 +103,102 @@ class UnpackedRowsToIndexing:
         fn.calltypes[read] = signature(row_type, array_type, types.intp)
         stmt.value = read
         return [ir.Assign(ir.Const(k, loc), index, loc)]
+
+
+class TupleSumToAdds:
+    """``sum(t)`` of a tuple of numbers becomes ``t[0] + t[1] + ...``: no rule covers the
+    builtin ``sum`` over a tuple, while both modes differentiate the constant-index reads
+    and the additions (Python's ``0 +`` first changes only the sign of a zero)."""
+
+    name = "tuple_sum_to_adds"
+
+    def run(self, fn):
+        from numba.core.registry import cpu_target
+        from ..ir.nodes import global_value
+        typing = cpu_target.typing_context
+        for block in fn.func_ir.blocks.values():
+            body = []
+            for stmt in block.body:
+                value = stmt.value if isinstance(stmt, ir.Assign) else None
+                if (isinstance(value, ir.Expr) and value.op == "call" and len(value.args) == 1
+                        and not value.kws and value.vararg is None
+                        and global_value(fn.func_ir.blocks, value.func) is sum):
+                    adds = self.additions(fn, typing, block.scope, stmt, value.args[0])
+                    if adds is not None:
+                        body.extend(adds[:-1])
+                        fn.calltypes.pop(value, None)
+                        stmt.value = adds[-1]
+                body.append(stmt)
+            block.body = body
+
+    @staticmethod
+    def additions(fn, typing, scope, stmt, tup):
+        """The item reads and additions summing tuple ``tup`` into ``stmt``'s target (the
+        last one an expression, typed), or None when it is not a nonempty tuple of
+        numbers whose sum has the target's type."""
+        typ = fn.typeof(tup.name)
+        if not (isinstance(typ, types.BaseTuple) and len(typ) > 1
+                and all(isinstance(t, (types.Float, types.Integer)) for t in typ.types)):
+            return None
+        reads = unpack_tuple(fn, scope, tup, stmt.loc)
+        out, acc = list(reads), reads[0].target
+        for k, read in enumerate(reads[1:]):
+            lt, rt = fn.typeof(acc.name), fn.typeof(read.target.name)
+            sig = typing.resolve_function_type(operator.add, (lt, rt), {})
+            add = ir.Expr.binop(operator.add, acc, read.target, stmt.loc)
+            fn.calltypes[add] = sig
+            if k == len(reads) - 2:
+                if sig.return_type != fn.typeof(stmt.target.name):
+                    return None
+                return out + [add]
+            acc = ir.Var(scope, fresh_name("$sum"), stmt.loc)
+            fn.typemap[acc.name] = sig.return_type
+            out.append(ir.Assign(add, acc, stmt.loc))
+        return None
+
+
+class DivmodToBuild:
+    """``divmod(a, b)`` of numbers becomes the tuple ``(a // b, a % b)``, as Python defines
+    it: the operators have rules (the quotient is piecewise constant), ``divmod`` none."""
+
+    name = "divmod_to_build"
+
+    def run(self, fn):
+        from numba.core.registry import cpu_target
+        from ..ir.nodes import global_value
+        typing = cpu_target.typing_context
+        for block in fn.func_ir.blocks.values():
+            body = []
+            for stmt in block.body:
+                value = stmt.value if isinstance(stmt, ir.Assign) else None
+                if (isinstance(value, ir.Expr) and value.op == "call" and len(value.args) == 2
+                        and not value.kws and value.vararg is None
+                        and global_value(fn.func_ir.blocks, value.func) is divmod):
+                    parts = self.parts(fn, typing, block.scope, stmt, value.args)
+                    if parts is not None:
+                        body.extend(parts)
+                        fn.calltypes.pop(value, None)
+                        stmt.value = ir.Expr.build_tuple([p.target for p in parts], stmt.loc)
+                body.append(stmt)
+            block.body = body
+
+    @staticmethod
+    def parts(fn, typing, scope, stmt, args):
+        """``q = a // b`` and ``r = a % b``, typed as the tuple ``divmod`` returns, or None
+        when the operands are not numbers or the types differ."""
+        argtypes = tuple(fn.typeof(a.name) for a in args)
+        target = fn.typeof(stmt.target.name)
+        if not (all(isinstance(t, (types.Float, types.Integer)) for t in argtypes)
+                and isinstance(target, types.BaseTuple) and len(target) == 2):
+            return None
+        out = []
+        for op, typ in zip((operator.floordiv, operator.mod), target.types):
+            sig = typing.resolve_function_type(op, argtypes, {})
+            if sig is None or sig.return_type != typ:
+                return None
+            expr = ir.Expr.binop(op, args[0], args[1], stmt.loc)
+            var = ir.Var(scope, fresh_name("$divmod"), stmt.loc)
+            fn.typemap[var.name] = typ
+            fn.calltypes[expr] = sig
+            out.append(ir.Assign(expr, var, stmt.loc))
+        return out

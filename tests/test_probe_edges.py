@@ -346,9 +346,9 @@ def _eigenvalues_real_part(a):
     return np.sum(w.real ** 2)
 
 
-def _spectral_norm(a):
-    # (of a float64 matrix it is differentiated now: rules/axis_reductions.matrix_norm_ord)
-    return np.linalg.norm(a.astype(np.float32), 2)
+def _nuclear_norm(a):
+    # (ord=2 is differentiated now, float64 and float32: rules/axis_reductions)
+    return np.linalg.norm(a, "nuc")
 
 
 @pytest.mark.parametrize("mode", ["grad", "jvp"])
@@ -360,8 +360,8 @@ def _spectral_norm(a):
     # the w.real line
     (_eigenvalues_real_part, np.array([[2.0, 0.3], [0.1, 1.0]]),
      ["'np.linalg.eig'", "w, v = np.linalg.eig(a)"]),
-    # np.linalg.norm(A, 2) of a float32 matrix: was refused as 'norm' on arrays
-    (_spectral_norm, np.array([[2.0, 0.3], [0.1, 1.0]]),
+    # np.linalg.norm(A, 2) of a float32 matrix was refused as 'norm' on arrays
+    (_nuclear_norm, np.array([[2.0, 0.3], [0.1, 1.0]]),
      ["'np.linalg.norm' with these arguments"]),
 ], ids=["svd_item", "eig_item_attribute", "norm_ord"])
 def test_a_refused_call_is_named_as_written_on_its_own_line(f, a, words, mode):

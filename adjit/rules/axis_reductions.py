@@ -209,6 +209,24 @@ def matrix_norm_ord(x, ord, axis=None):
     raise ValueError("Invalid norm order for matrices.")
 
 
+@internal_jit
+def vector_norm_ord_float32(x, ord, axis=None):
+    """``vector_norm_ord`` of a float32 ``x``: Numba's norm of float32 returns a float64
+    computed in float64, and so does this."""
+    return vector_norm_ord(x.astype(np.float64), ord)
+
+
+@internal_jit
+def matrix_norm_ord_float32(x, ord, axis=None):
+    """``matrix_norm_ord`` of a float32 ``x``, in float64 as Numba's norm returns it."""
+    return matrix_norm_ord(x.astype(np.float64), ord)
+
+
+_NORM_ORD = {(types.float64, 1): vector_norm_ord, (types.float64, 2): matrix_norm_ord,
+             (types.float32, 1): vector_norm_ord_float32,
+             (types.float32, 2): matrix_norm_ord_float32}
+
+
 def _absent(typ):
     return typ is None or isinstance(typ, (types.NoneType, types.Omitted))
 
@@ -221,10 +239,9 @@ def choose_norm(argtypes):
     axis = argtypes[2] if len(argtypes) > 2 else None
     if isinstance(axis, types.Integer) and _absent(ord_type):
         return NORM_HELPERS.get(x.ndim)
-    if not (x.dtype == types.float64 and _absent(axis)
-            and isinstance(ord_type, (types.Integer, types.Float))):
+    if not (_absent(axis) and isinstance(ord_type, (types.Integer, types.Float))):
         return None
-    return {1: vector_norm_ord, 2: matrix_norm_ord}.get(x.ndim)
+    return _NORM_ORD.get((x.dtype, x.ndim))
 
 
 for _func, _by_rank in AXIS_HELPERS.items():

@@ -49,6 +49,14 @@ def matrix_norms(a):
             + np.linalg.norm(a, -np.inf) + np.linalg.norm(a, 2) * np.linalg.norm(a, ord=-2))
 
 
+def float32_norms(a):
+    # float32 matrix and vector norms of an ord: in float64, as Numba returns them (the
+    # float64 helpers after a conversion; ord=2 is left to matrix_norms: compiling it
+    # again for float32 costs most of a minute)
+    return (np.linalg.norm(a, 1) * np.linalg.norm(a, -np.inf) + np.linalg.norm(a[0], 3)
+            + np.linalg.norm(a[1], np.inf))
+
+
 def keyword_helper(a, w):
     # the reductions as users write them in loops that fill an output
     out = np.empty(a.shape[0])
@@ -64,6 +72,7 @@ CASES = [
     (along_a_vector, (V5,), 0, []),
     (vector_norms, (V5,), 0, []),
     (matrix_norms, (M34,), 0, []),
+    (float32_norms, (M34.astype(np.float32),), 0, []),
     (along_each_axis_3d, (T234,), 0, []),
     (keyword_helper, (M34, V5[:4] + 2.0), (0, 1), []),
 ]
@@ -77,7 +86,7 @@ def lanes_and_sums(a):
 
 
 HVP_CASES = [(lanes_and_sums, (M34,), 0, []), (vector_norms, (V5,), 0, []),
-             (matrix_norms, (M34,), 0, [])]
+             (matrix_norms, (M34,), 0, []), (float32_norms, (M34.astype(np.float32),), 0, [])]
 
 
 def test_every_axis_reduction_has_a_case():

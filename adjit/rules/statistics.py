@@ -130,6 +130,40 @@ def nanmean(a):
 
 
 @internal_jit
+def nanvar(a):
+    """``np.nanvar``: the mean squared deviation from ``nanmean`` of the elements that
+    are not NaN (NaN if there are none), as Numba computes it."""
+    x = a.flatten()
+    m = nanmean(x)
+    total = 0.0
+    count = 0
+    for i in range(x.shape[0]):
+        if not np.isnan(x[i]):
+            d = x[i] - m
+            total += d * d
+            count += 1
+    return total / count if count > 0 else np.nan
+
+
+@internal_jit
+def nanstd(a):
+    """``np.nanstd``: the square root of ``nanvar``."""
+    return np.sqrt(nanvar(a))
+
+
+@internal_jit
+def nanprod(a):
+    """``np.nanprod``: the product of the elements that are not NaN (1 if there are
+    none)."""
+    x = a.flatten()
+    total = 1.0
+    for i in range(x.shape[0]):
+        if not np.isnan(x[i]):
+            total *= x[i]
+    return total
+
+
+@internal_jit
 def nanmax(a):
     """``np.nanmax``: the first maximal element among those that are not NaN."""
     x = a.flatten()
@@ -225,6 +259,9 @@ defcomposite(np.quantile, _by_q(quantile, quantiles))
 defcomposite(np.percentile, _by_q(percentile, percentiles))
 defcomposite(np.nansum, nansum)
 defcomposite(np.nanmean, nanmean)
+defcomposite(np.nanvar, nanvar)
+defcomposite(np.nanstd, nanstd)
+defcomposite(np.nanprod, nanprod)
 defcomposite(np.nanmax, nanmax)
 defcomposite(np.nanmin, nanmin)
 defcomposite(np.average, average)

@@ -40,6 +40,11 @@ def nan_reductions(x):
     return np.nansum(y) * np.nanmean(y) + np.nanmax(y) - np.nanmin(np.sin(y))
 
 
+def nan_spread(x):
+    y = np.where(x > 1.5, np.nan, x * x)
+    return np.nanvar(y) + np.nanstd(np.sin(y)) * np.nanprod(y + 1.0)
+
+
 def weighted(x, w):
     return np.average(x, weights=w) + np.average(x * x) + np.trapezoid(x * x, x=np.cumsum(w)) \
         + np.trapezoid(np.sin(x), dx=0.5)
@@ -72,6 +77,7 @@ CASES = [
     (quantile_level, (V7, 0.37), (0, 1), []),
     (several_levels, (V7, np.array([0.15, 0.55, 0.85])), (0, 1), []),
     (nan_reductions, (V6,), 0, ["np.nansum", "np.nanmean", "np.nanmax", "np.nanmin"]),
+    (nan_spread, (V6,), 0, ["np.nanvar", "np.nanstd", "np.nanprod"]),
     (weighted, (V6, np.abs(V6) + 0.5), (0, 1), ["np.average", "np.trapezoid"]),
     (covariance, (M34,), 0, ["np.cov", "np.corrcoef"]),
     (covariance_options, (M34,), 0, []),

@@ -1,4 +1,4 @@
 """Differentiation rules, one module per domain. Importing this package registers them."""
 from . import (arithmetic, array_ops, arrays, axis_reductions, builtins, composites, linalg, lists,  # noqa: F401
-               lstsq, nondiff, scalar_math, squeeze, statistics)  # (registration)
+               lstsq, nondiff, random_draws, scalar_math, squeeze, statistics)  # (registration)
 from .core import NONDIFF, lookup  # noqa: F401

@@ -1,9 +1,10 @@
-"""``rules/random_draws.py``: ``np.random.normal`` with differentiated ``loc`` and
-``scale`` (it was refused). The stream is seeded inside the function, so finite
+"""``rules/random_draws.py``: ``np.random.normal``, ``uniform`` and ``exponential``
+with differentiated parameters (they were refused). The stream is seeded inside the function, so finite
 differences see the same draws; every mode against them, the values against Numba's
 own, and the stream a gradient leaves against the one the primal leaves."""
 import numba
 import numpy as np
+import pytest
 
 import adjit
 from adjit.testing import check_grad, check_hvp, check_jvp
@@ -19,30 +20,46 @@ def noisy_loss(p):
     return s + np.sum(np.sin(z)) * np.sum(w)
 
 
+def other_draws(p):
+    np.random.seed(5)
+    u = np.random.uniform(p[0], p[0] + p[1] ** 2, 4)
+    e = np.random.exponential(p[1], (2, 2))
+    return (np.sum(u * u) + np.random.uniform(-p[1], p[0]) * np.sum(e)
+            + np.random.exponential(1.0 + p[0]) + np.random.normal(p[1]))
+
+
 def unseeded(p):
-    return np.random.normal(p[0], p[1]) * p[0] + np.sum(np.random.normal(p[1], 2.0, 3))
+    return (np.random.normal(p[0], p[1]) * p[0] + np.sum(np.random.normal(p[1], 2.0, 3))
+            + np.random.uniform(p[0], 2.0) * np.random.exponential(p[1]))
 
 
 P = np.array([0.3, 0.7])
 
 
-def test_grad():
-    check_grad(noisy_loss, P)
+CASES = [noisy_loss, other_draws]
 
 
-def test_jvp():
-    check_jvp(noisy_loss, P)
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_grad(f):
+    check_grad(f, P)
 
 
-def test_hvp():
-    check_hvp(noisy_loss, P)
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_jvp(f):
+    check_jvp(f, P)
+
+
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_hvp(f):
+    check_hvp(f, P)
 
 
 def test_value_is_numbas_and_the_pathwise_derivative():
     """The same draws as Numba's np.random.normal; d/dloc = 1 and d/dscale = the
     standard draw, for a stream held fixed."""
-    value, grad = adjit.value_and_grad(noisy_loss)(P)
-    assert value == numba.njit(noisy_loss)(P)
+    for f in CASES:
+        value, _ = adjit.value_and_grad(f)(P)
+        assert value == numba.njit(f)(P), f.__name__
 
     def one_draw(p):
         np.random.seed(3)

@@ -105,6 +105,30 @@ class UnpackedRowsToIndexing:
         return [ir.Assign(ir.Const(k, loc), index, loc)]
 
 
+def rewrite_builtin_calls(fn, builtin, nargs, rewrite):
+    """Replace each plain call ``builtin(a, ...)`` of ``nargs`` positional arguments by
+    what ``rewrite(fn, typing, scope, stmt, args)`` returns, ``(statements, value)``:
+    the statements go before the call's, and ``value`` becomes its value. ``rewrite``
+    returns None to leave a call as it is."""
+    from numba.core.registry import cpu_target
+    from ..ir.nodes import global_value
+    typing = cpu_target.typing_context
+    for block in fn.func_ir.blocks.values():
+        body = []
+        for stmt in block.body:
+            value = stmt.value if isinstance(stmt, ir.Assign) else None
+            if (isinstance(value, ir.Expr) and value.op == "call"
+                    and len(value.args) == nargs and not value.kws and value.vararg is None
+                    and global_value(fn.func_ir.blocks, value.func) is builtin):
+                found = rewrite(fn, typing, block.scope, stmt, value.args)
+                if found is not None:
+                    body.extend(found[0])
+                    fn.calltypes.pop(value, None)
+                    stmt.value = found[1]
+            body.append(stmt)
+        block.body = body
+
+
 class TupleSumToAdds:
     """``sum(t)`` of a tuple of numbers becomes ``t[0] + t[1] + ...``: no rule covers the
     builtin ``sum`` over a tuple, while both modes differentiate the constant-index reads
@@ -113,29 +137,14 @@ class TupleSumToAdds:
     name = "tuple_sum_to_adds"
 
     def run(self, fn):
-        from numba.core.registry import cpu_target
-        from ..ir.nodes import global_value
-        typing = cpu_target.typing_context
-        for block in fn.func_ir.blocks.values():
-            body = []
-            for stmt in block.body:
-                value = stmt.value if isinstance(stmt, ir.Assign) else None
-                if (isinstance(value, ir.Expr) and value.op == "call" and len(value.args) == 1
-                        and not value.kws and value.vararg is None
-                        and global_value(fn.func_ir.blocks, value.func) is sum):
-                    adds = self.additions(fn, typing, block.scope, stmt, value.args[0])
-                    if adds is not None:
-                        body.extend(adds[:-1])
-                        fn.calltypes.pop(value, None)
-                        stmt.value = adds[-1]
-                body.append(stmt)
-            block.body = body
+        rewrite_builtin_calls(fn, sum, 1, self.additions)
 
     @staticmethod
-    def additions(fn, typing, scope, stmt, tup):
-        """The item reads and additions summing tuple ``tup`` into ``stmt``'s target (the
-        last one an expression, typed), or None when it is not a nonempty tuple of
-        numbers whose sum has the target's type."""
+    def additions(fn, typing, scope, stmt, args):
+        """The item reads and additions before ``stmt`` and the last addition, summing
+        tuple ``args[0]`` into ``stmt``'s target (typed), or None when it is not a tuple
+        of two or more numbers whose sum has the target's type."""
+        tup = args[0]
         typ = fn.typeof(tup.name)
         if not (isinstance(typ, types.BaseTuple) and len(typ) > 1
                 and all(isinstance(t, (types.Float, types.Integer)) for t in typ.types)):
@@ -150,7 +159,7 @@ class TupleSumToAdds:
             if k == len(reads) - 2:
                 if sig.return_type != fn.typeof(stmt.target.name):
                     return None
-                return out + [add]
+                return out, add
             acc = ir.Var(scope, fresh_name("$sum"), stmt.loc)
             fn.typemap[acc.name] = sig.return_type
             out.append(ir.Assign(add, acc, stmt.loc))
@@ -164,28 +173,13 @@ class DivmodToBuild:
     name = "divmod_to_build"
 
     def run(self, fn):
-        from numba.core.registry import cpu_target
-        from ..ir.nodes import global_value
-        typing = cpu_target.typing_context
-        for block in fn.func_ir.blocks.values():
-            body = []
-            for stmt in block.body:
-                value = stmt.value if isinstance(stmt, ir.Assign) else None
-                if (isinstance(value, ir.Expr) and value.op == "call" and len(value.args) == 2
-                        and not value.kws and value.vararg is None
-                        and global_value(fn.func_ir.blocks, value.func) is divmod):
-                    parts = self.parts(fn, typing, block.scope, stmt, value.args)
-                    if parts is not None:
-                        body.extend(parts)
-                        fn.calltypes.pop(value, None)
-                        stmt.value = ir.Expr.build_tuple([p.target for p in parts], stmt.loc)
-                body.append(stmt)
-            block.body = body
+        rewrite_builtin_calls(fn, divmod, 2, self.parts)
 
     @staticmethod
     def parts(fn, typing, scope, stmt, args):
-        """``q = a // b`` and ``r = a % b``, typed as the tuple ``divmod`` returns, or None
-        when the operands are not numbers or the types differ."""
+        """``q = a // b`` and ``r = a % b`` before ``stmt`` and the tuple of both, typed as
+        ``divmod`` returns it, or None when the operands are not numbers or the types
+        differ."""
         argtypes = tuple(fn.typeof(a.name) for a in args)
         target = fn.typeof(stmt.target.name)
         if not (all(isinstance(t, (types.Float, types.Integer)) for t in argtypes)
@@ -201,4 +195,4 @@ class DivmodToBuild:
             fn.typemap[var.name] = typ
             fn.calltypes[expr] = sig
             out.append(ir.Assign(expr, var, stmt.loc))
-        return out
+        return out, ir.Expr.build_tuple([a.target for a in out], stmt.loc)

@@ -258,11 +258,15 @@ def vjp(func, cache=False):
 
 
 def written_arguments(func, primal_types):
-    """Indices of the array arguments ``func`` writes into. An adjit transform
-    (``grad(f)`` under ``jvp``) writes those ``f`` writes: its own compiled stub takes one
-    packed ``*args`` tuple, whose index says nothing about ``f``'s parameters."""
-    while getattr(func, "adjit_spec", None) is not None:
-        func = func.adjit_spec[1]
+    """Indices of the array arguments ``func`` writes into. ``grad(f)`` and
+    ``value_and_grad(f)``, which take ``f``'s arguments, write those ``f`` writes: their
+    own compiled stub takes one packed ``*args`` tuple, whose index says nothing about
+    ``f``'s parameters. (Other transforms take more values than ``f``: their stub's
+    analysis stands.)"""
+    spec = getattr(func, "adjit_spec", None)
+    while spec is not None and spec[0] in ("grad", "value_and_grad"):
+        func = spec[1]
+        spec = getattr(func, "adjit_spec", None)
     return callee_writes(func, primal_types)
 
 

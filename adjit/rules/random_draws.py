@@ -12,12 +12,14 @@ stream, so values and the stream are unchanged, and the derivative is the pathwi
   ``np.random.random()``;
 - ``np.random.exponential(scale)``: ``-log(1 - u) * scale``.
 
-The reverse pass keeps the draws of the forward sweep (it never draws again). Test cases: ``tests/rules/test_random_draws.py``.
+The reverse pass keeps the draws of the forward sweep (it never draws again). Test cases:
+``tests/rules/test_random_draws.py``.
 """
 import math
 
 import numpy as np
 from numba.core import types
+from numba.core.cgutils import is_nonelike
 
 from ..compile.inline_library import internal_jit
 from .composites import defcomposite
@@ -71,10 +73,6 @@ def exponential_sized(scale, size):
     return out
 
 
-def _absent(typ):
-    return isinstance(typ, (types.NoneType, types.Omitted))
-
-
 def _sized(typ):
     return isinstance(typ, types.Integer) or (isinstance(typ, types.UniTuple)
                                               and isinstance(typ.dtype, types.Integer))
@@ -92,7 +90,7 @@ def _chooser(nparams, scalar, sized, fewer=None):
             return None
         if len(params) < nparams:
             return fewer if len(params) == nparams - 1 else None
-        if not rest or _absent(rest[0]):
+        if not rest or is_nonelike(rest[0]):
             return scalar
         return sized if _sized(rest[0]) else None
     return choose

@@ -1,6 +1,7 @@
 """Arrays returned by @njit helpers: the reverse pass recomputes them by calling the
-helper again, except when the helper draws random numbers: then it keeps the array the
-forward sweep got (a second call would draw other numbers)."""
+helper again, except when the helper draws random numbers or writes into its arguments:
+then it keeps the array the forward sweep got (a second call would draw other numbers, or
+write the arguments again from their updated values)."""
 import math
 
 import numpy as np
@@ -272,3 +273,125 @@ def test_a_read_only_global_array_passed_to_a_helper(f, arg, mode):
         got = {"grad": lambda: adjit.grad(f)(arg), "jvp": lambda: adjit.jvp(f)(arg, np.ones(3))[1],
                "hvp": lambda: adjit.hvp(f)(arg, np.ones(3))}[mode]()
         np.testing.assert_allclose(got, want, rtol=1e-13)
+
+
+@numba.njit
+def _thomas(a, b, c, d):
+    """A tridiagonal solve as it is commonly written: eliminates into ``b`` and ``d`` in
+    place, then back-substitutes into a new array."""
+    n = d.shape[0]
+    for i in range(1, n):
+        w = a[i] / b[i - 1]
+        b[i] = b[i] - w * c[i - 1]
+        d[i] = d[i] - w * d[i - 1]
+    x = np.empty(n)
+    x[n - 1] = d[n - 1] / b[n - 1]
+    for i in range(n - 2, -1, -1):
+        x[i] = (d[i] - c[i] * x[i + 1]) / b[i]
+    return x
+
+
+def _implicit_heat(u0, k, steps):
+    """Backward Euler steps of u_t = k u_xx, one tridiagonal solve per step."""
+    n = u0.shape[0]
+    u = u0.copy()
+    for _ in range(steps):
+        a = np.full(n, -k)
+        c = np.full(n, -k)
+        b = np.full(n, 1.0 + 2.0 * k)
+        u = _thomas(a, b, c, u.copy())
+    return np.sum(u * u)
+
+
+def _solve_in_callers_arrays(diag, rhs):
+    """The helper eliminates into the caller's own arguments, read again afterwards."""
+    n = rhs.shape[0]
+    x = _thomas(np.full(n, -1.0), diag, np.full(n, -1.0), rhs)
+    return np.sum(x * x) + np.sum(diag * rhs)
+
+
+@numba.njit
+def _normalise_then_square(v):
+    s = np.sqrt(np.sum(v * v))
+    for i in range(v.shape[0]):
+        v[i] /= s
+    out = np.empty_like(v)
+    for i in range(v.shape[0]):
+        out[i] = v[i] * v[i] * s
+    return out
+
+
+def _result_written_after(x, y):
+    """The new array is written by the caller; the written argument is read after."""
+    v = x * y
+    w = _normalise_then_square(v)
+    w[0] = w[0] * 3.0
+    return np.sum(w * v) * y + w[1]
+
+
+def _in_a_branch(x, flag):
+    v = x.copy()
+    if flag > 0:
+        w = _normalise_then_square(v)
+    else:
+        w = v * 1.0
+    return np.sum(w * x)
+
+
+_RNG = np.random.default_rng(1)
+WRITING_HELPER_CASES = [
+    (_implicit_heat, (_RNG.random(7), 0.3, 3), (0, 1)),
+    (_solve_in_callers_arrays, (4.0 + _RNG.random(6), _RNG.random(6)), (0, 1)),
+    (_result_written_after, (_RNG.random(5) + 0.1, 0.7), (0, 1)),
+    (_in_a_branch, (_RNG.random(5) + 0.1, 1), 0),
+    (_in_a_branch, (_RNG.random(5) + 0.1, -1), 0),
+]
+
+
+@pytest.mark.parametrize("fn, args, argnums", WRITING_HELPER_CASES,
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_a_helper_writing_its_arguments_and_returning_a_new_array(fn, args, argnums):
+    """Reverse mode refused it (it recomputes a helper's new array by calling the helper
+    again, which would eliminate twice); it now keeps the array the forward sweep got."""
+    from adjit.testing import check_hvp, check_jvp
+    check_grad(fn, *args, argnums=argnums)
+    check_jvp(fn, *args)
+    check_hvp(fn, *args, argnums=argnums)
+
+
+def test_thomas_gradient_matches_the_closed_form():
+    """d/d rhs of sum(x * x) with x = A^-1 rhs is 2 A^-T x (A symmetric here)."""
+    n = 6
+    diag, rhs = 4.0 + _RNG.random(n), _RNG.random(n)
+
+    def loss(diag, rhs):
+        return np.sum(_thomas(np.full(6, -1.0), diag.copy(), np.full(6, -1.0), rhs.copy()) ** 2)
+    A = np.diag(diag) - np.eye(n, k=1) - np.eye(n, k=-1)
+    x = np.linalg.solve(A, rhs)
+    g_diag, g_rhs = adjit.grad(loss, argnums=(0, 1))(diag, rhs)
+    lam = np.linalg.solve(A.T, 2.0 * x)
+    np.testing.assert_allclose(g_rhs, lam, rtol=1e-12)
+    np.testing.assert_allclose(g_diag, -lam * x, rtol=1e-12)
+
+
+@numba.njit
+def _scaled_in_place_maybe_returned(v, same):
+    v *= 2.0
+    if same:
+        return v
+    return v * 3.0
+
+
+def _maybe_the_argument(x):
+    v = x + 1.0
+    return np.sum(_scaled_in_place_maybe_returned(v, True) * x)
+
+
+def test_a_writing_helper_returning_an_argument_on_one_path_is_refused_by_name():
+    from adjit.testing import check_jvp
+    x = np.array([0.3, -0.7, 0.5])
+    with pytest.raises(adjit.UnsupportedError,
+                       match="'_scaled_in_place_maybe_returned' writing into its arguments "
+                             "and returning an array that may be one of them"):
+        adjit.grad(_maybe_the_argument)(x)
+    check_jvp(_maybe_the_argument, x)  # forward mode handles it

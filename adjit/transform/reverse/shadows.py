@@ -26,7 +26,8 @@ from ...ir.nodes import copy_root, is_basic_index
 from ...ir.lists import ARRAY_MAKERS, LIST_OF_ARRAYS_ADVICE, list_reduction
 
 from ...rules.arrays import fresh_shadow, lookup_allocation
-from ...capture.effects import call_writes, callee_draws_random
+from ...capture.effects import call_returns, call_writes, callee_draws_random
+from ...capture.returned_memory import fresh_results
 from ...ir.value_types import copy_type, is_float_array
 from .saved_shapes import SavedShapes, shape_of  # noqa: F401 (shape_of: re-exported)
 from .tuple_items import TupleItems
@@ -256,18 +257,29 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays, UserNames):
                 or self.has_rule(value.func)):
             return None
         sig = self.fn.calltypes.get(value)
-        if sig is None or not is_float_array(sig.return_type) or call_writes(self.fn, value):
+        if sig is None or not is_float_array(sig.return_type):
+            return None
+        if call_writes(self.fn, value) and not self.returns_fresh(value):
             return None
         if self.alias_source(value) is not None:  # ``return v`` (a check): v, not a new array
             return None
         return value.func, list(value.args)
 
+    def returns_fresh(self, value):
+        """Whether helper call ``value`` returns an array that is new on every path."""
+        found = call_returns(self.fn, value, fresh_results)
+        return found is not None and found[0] and found[1] is None
+
     def draws_random(self, value):
         """Whether ``value`` is an array an ``@njit`` helper returns (``array_call``) that
-        draws random numbers: calling it again would return other numbers, so the reverse
-        pass keeps the array the forward sweep got instead of recomputing it."""
+        must not be computed again: it draws random numbers (calling it again would
+        return other numbers) or writes into its arguments (a second call would write
+        them again, from their updated values). The reverse pass keeps the array the
+        forward sweep got instead."""
         if self.array_call(value) is None:
             return False
+        if call_writes(self.fn, value):
+            return True
         sig = self.fn.calltypes[value]
         return callee_draws_random(self.typeof(value.func.name).dispatcher,
                                    tuple(types.unliteral(t) for t in sig.args))
@@ -364,11 +376,10 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays, UserNames):
                 and call_writes(self.fn, value)):  # why array_call passed it over
             callee = self.typeof(value.func.name).dispatcher.py_func.__qualname__
             raise self.unsupported(
-                f"'{callee}' writing into its arguments and returning an array that is new "
-                "or may be one argument or another", loc,
-                "reverse mode takes a new array only from a helper that writes nothing: "
-                "split the helper in two, pass the result in as an out= array, or return "
-                "nothing and read the array it filled")
+                f"'{callee}' writing into its arguments and returning an array that may "
+                "be one of them on some path and a new one on another", loc,
+                "return a new array on every path (v.copy() where it returns an "
+                "argument), or return nothing and read the array it filled")
         cls = classify_call(self.fn, value)
         if cls.kind == "unsupported":
             name = written_call_name(cls, str(self.typeof(value.func.name)), loc)

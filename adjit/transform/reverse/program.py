@@ -25,6 +25,7 @@ from ..analysis import activity
 from .context import TAPE, YBAR, ReverseContext, shadow_arg, shadowed_array_args
 from .forward_pass import build_forward
 from .reverse_pass import ReversePass
+from .swapped_arguments import copy_swapped_arguments
 from ...compile.caches import owned_cache
 
 _programs = owned_cache("reverse_program")
@@ -65,9 +66,10 @@ class ReverseProgram:
 
     @property
     def typed(self):
-        """The normalised typed IR of the primal (captured once)."""
+        """The normalised typed IR of the primal (captured once), with swapped arguments
+        copied first (``swapped_arguments``)."""
         if self._typed is None:
-            self._typed = normalise(capture(self.func, self.argtypes))
+            self._typed = copy_swapped_arguments(normalise(capture(self.func, self.argtypes)))
         return self._typed
 
     def analysis(self):

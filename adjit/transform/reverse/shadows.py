@@ -378,8 +378,10 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays, UserNames):
             raise self.unsupported(
                 f"'{callee}' writing into its arguments and returning an array that may "
                 "be one of them on some path and a new one on another", loc,
-                "return a new array on every path (v.copy() where it returns an "
-                "argument), or return nothing and read the array it filled")
+                "copy the argument where the helper starts (u = u.copy(), as when it "
+                "swaps buffers in a loop), return a new array on every path (v.copy() "
+                "where it returns an argument), or return nothing and read the array it "
+                "filled")
         cls = classify_call(self.fn, value)
         if cls.kind == "unsupported":
             name = written_call_name(cls, str(self.typeof(value.func.name)), loc)

@@ -2,6 +2,7 @@
 reverse context): writes into arrays inside tuple arguments, into views a helper
 returns, into undifferentiated arguments, and through a name that is one array on one
 path and another on the other."""
+import numpy as np
 from numba.core import ir, types
 
 from ...capture.effects import callee_container_writes
@@ -169,13 +170,25 @@ class WrittenArrays:
         from it, around loops too). The merge and what feeds it are one use; another is
         a second name for the array (``w = unew``) or a read the merged name may alias.
         An early element write (a boundary value written into a scratch buffer before
-        the time loop that swaps it, ``unew[0] = 0.0``) sees the array by one name."""
+        the time loop that swaps it, ``unew[0] = 0.0``) sees the array by one name, and so
+        does a copy taken before the merge (``_copies_it``)."""
         after = self.cfg.reachable_from(label)
         return sum(1 for node, block in self.blocks.items() for s in block.body
                    if not isinstance(s, ir.Del) and any(v.name == name for v in s.list_vars())
                    and not (isinstance(s, ir.Assign) and s.target.name == name)
                    and not self._reads_only_its_shape(s)
-                   and (node in after or not _element_write_into(s, name)))
+                   and (node in after or not (_element_write_into(s, name)
+                                              or self._copies_it(s))))
+
+    def _copies_it(self, stmt):
+        """Whether ``stmt`` is ``c = np.copy(a)`` (``a.copy()``): new memory, and, before
+        the merge, values no write through the merged name has changed yet (``u_new =
+        u.copy()`` before a time loop that swaps the two)."""
+        value = stmt.value if isinstance(stmt, ir.Assign) else None
+        if isinstance(value, ir.Expr) and value.op == "getattr":  # the bound method
+            return value.attr == "copy"
+        return (isinstance(value, ir.Expr) and value.op == "call"
+                and self.callee_object(value.func) is np.copy)
 
     def _reads_only_its_shape(self, stmt):
         """Whether ``stmt`` reads arrays only for their shape or to make a new array from

@@ -12,6 +12,7 @@ chooses the helper. Test cases: ``tests/rules/test_statistics.py``.
 import math
 
 import numpy as np
+from numba.core import types
 
 from ..compile.inline_library import internal_jit
 from .composites import defcomposite
@@ -222,18 +223,32 @@ def _covariance(v, ddof):
 
 
 @internal_jit
+def _rows(m, rowvar):
+    """The variables of one array of ``np.cov`` as the rows of a new 2-D array (a 1-D
+    array is one variable; columns are variables if not ``rowvar``), as NumPy reads them."""
+    a = np.atleast_2d(m)
+    if rowvar or a.shape[0] == 1:
+        return a.copy()
+    return a.T.copy()
+
+
+@internal_jit
+def _variables(m, y, rowvar):
+    """The variables of ``np.cov(m, y, rowvar)`` as the rows of one 2-D array: ``m``'s,
+    then ``y``'s."""
+    if y is None:
+        return _rows(m, rowvar)
+    return np.concatenate((_rows(m, rowvar), _rows(y, rowvar)))
+
+
+@internal_jit
 def cov(m, y=None, rowvar=True, bias=False, ddof=None):
-    """``np.cov`` of a 2-D ``m`` with NumPy's parameters but ``y`` (refused if given):
-    ``rowvar=False`` (variables in columns), ``bias``, ``ddof``."""
-    if y is not None:
-        raise ValueError("adjit: np.cov with a second array y is not supported; "
-                         "stack the variables into one array")
+    """``np.cov`` of a 2-D ``m`` (and a second array ``y`` of further variables) with
+    NumPy's parameters: ``rowvar=False`` (variables in columns), ``bias``, ``ddof``."""
     d = 0 if bias else 1
     if ddof is not None:
         d = ddof
-    if rowvar:
-        return _covariance(m, d)
-    return _covariance(m.T, d)
+    return _covariance(_variables(m, y, rowvar), d)
 
 
 @internal_jit
@@ -245,12 +260,42 @@ def cov_vector(m, y=None, rowvar=True, bias=False, ddof=None):
 
 
 @internal_jit
+def cov_pair(m, y=None, rowvar=True, bias=False, ddof=None):
+    """``np.cov(x, y)`` of 1-D ``x`` and ``y``: the 2 x 2 covariance matrix."""
+    return cov(m, y, rowvar, bias, ddof)
+
+
+def choose_vector_cov(argtypes):
+    """The helper of ``np.cov`` of a 1-D ``m``: its variance, or with a second array
+    ``y`` (a chooser, ``defcomposite``), the covariance matrix of the two."""
+    y = argtypes[1] if len(argtypes) > 1 else None
+    if y is None or isinstance(y, (types.NoneType, types.Omitted)):
+        return cov_vector
+    return cov_pair
+
+
+@internal_jit
 def corrcoef(x, y=None, rowvar=True):
-    """``np.corrcoef`` of a 2-D ``x``: the covariance scaled by the standard
-    deviations, clipped to [-1, 1] as NumPy does."""
+    """``np.corrcoef`` of a 2-D ``x`` (and a second array ``y`` of further variables):
+    the covariance scaled by the standard deviations, clipped to [-1, 1] as NumPy does."""
     c = cov(x, y, rowvar)
     d = np.sqrt(np.diag(c))
     return np.clip(c / np.outer(d, d), -1.0, 1.0)
+
+
+@internal_jit
+def corrcoef_pair(x, y=None, rowvar=True):
+    """``np.corrcoef(x, y)`` of 1-D ``x`` and ``y``: their 2 x 2 correlation matrix."""
+    return corrcoef(x, y, rowvar)
+
+
+def choose_vector_corrcoef(argtypes):
+    """``np.corrcoef`` of a 1-D ``x`` with a second array ``y`` (a chooser); alone, a
+    1-D ``x`` correlates with itself, which needs no helper, and is left to its rule."""
+    y = argtypes[1] if len(argtypes) > 1 else None
+    if y is None or isinstance(y, (types.NoneType, types.Omitted)):
+        return None
+    return corrcoef_pair
 
 
 defcomposite(np.ptp, ptp)
@@ -268,5 +313,6 @@ defcomposite(np.average, average)
 if hasattr(np, "trapezoid"):  # NumPy 2
     defcomposite(np.trapezoid, trapezoid, ranks=(1,))
 defcomposite(np.cov, cov, ranks=(2,))
-defcomposite(np.cov, cov_vector, ranks=(1,))
+defcomposite(np.cov, choose_vector_cov, ranks=(1,))
 defcomposite(np.corrcoef, corrcoef, ranks=(2,))
+defcomposite(np.corrcoef, choose_vector_corrcoef, ranks=(1,))

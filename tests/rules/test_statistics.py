@@ -65,6 +65,18 @@ def vector_covariance(x):
     return np.cov(x) * x[0] + np.cov(x, bias=True) ** 2 + np.cov(x, ddof=2)
 
 
+def paired_covariance(x, y):
+    # a second array y of further variables: 1-D pairs (a 2 x 2 matrix), rowvar, bias
+    return (np.sum(np.cov(x, y) ** 2) + np.corrcoef(x, y)[0, 1]
+            + np.sum(np.cov(x, y, bias=True)) + np.sum(np.corrcoef(x, y, rowvar=False)))
+
+
+def paired_matrix_covariance(m, y):
+    # a 2-D m and a 1-D y; variables in columns with rowvar=False
+    return (np.sum(np.cov(m, y) ** 2) + np.sum(np.corrcoef(m, y) ** 2)
+            + np.sum(np.cov(m.T, y, rowvar=False, ddof=0) ** 2))
+
+
 def scalar_ufuncs(x, y):
     return np.sum(np.logaddexp(x, y) + np.logaddexp2(x, 2.0 * y) + np.reciprocal(y)
                   + np.sinc(x) + np.remainder(x, 0.7) * x + np.fmod(y, 0.4) * y
@@ -82,6 +94,8 @@ CASES = [
     (covariance, (M34,), 0, ["np.cov", "np.corrcoef"]),
     (covariance_options, (M34,), 0, []),
     (vector_covariance, (V6,), 0, []),
+    (paired_covariance, (V6, np.sin(V6) + V6 ** 2), (0, 1), []),
+    (paired_matrix_covariance, (M34[:2, :], np.cos(M34[2, :])), (0, 1), []),
     (scalar_ufuncs, (X2, X2[::-1] + 0.1), (0, 1), []),
 ]
 IDS = [c[0].__name__ for c in CASES]
@@ -106,7 +120,8 @@ def test_jvp(f, args, argnums, _):
 
 # covariance is left out of hvp for compile time (a minute at -O1): its helper's products
 # and axis sums are covered under hvp by test_array_ops
-HVP_CASES = [c for c in CASES if c[0] not in (covariance, covariance_options)]
+HVP_CASES = [c for c in CASES if c[0] not in (covariance, covariance_options,
+                                              paired_matrix_covariance)]
 
 
 @pytest.mark.parametrize("f,args,argnums,_", HVP_CASES, ids=[c[0].__name__ for c in HVP_CASES])

@@ -95,6 +95,7 @@ def choose_real(argtypes):
     t = argtypes[0]
     return None if isinstance(getattr(t, "dtype", t), types.Complex) else real
 
+
 @internal_jit
 def float_power(x1, x2):
     """``np.float_power`` of float64 operands: ``np.power`` (Numba computes both with

@@ -144,7 +144,9 @@ class CompositesToHelpers:
         helper = by_rank.get(rank)
         args = list(stmt.value.args)
         if helper is not None and not isinstance(helper, Dispatcher):  # a chooser
-            helper = helper([types.unliteral(fn.typeof(a.name)) for a in args])
+            helper = helper([_literal_type(fn, a) for a in args]
+                            if getattr(helper, "literal_types", False)
+                            else [types.unliteral(fn.typeof(a.name)) for a in args])
         if helper is None:
             return
         params = list(inspect.signature(helper.py_func).parameters.values())
@@ -220,3 +222,14 @@ class CompositesToHelpers:
             return  # (the inserted statements are dead code then)
         fn.calltypes.pop(stmt.value, None)
         stmt.value = expr
+
+
+def _literal_type(fn, var):
+    """The type of ``var`` as a literal when a constant integer or bool is assigned to it
+    (by the user, or for an omitted default by ``BindCallArguments``), else its type."""
+    for block in fn.func_ir.blocks.values():
+        for stmt in block.find_insts(ir.Assign):
+            if stmt.target.name == var.name and isinstance(stmt.value, ir.Const) and \
+                    isinstance(stmt.value.value, (bool, int)):
+                return types.literal(stmt.value.value)
+    return fn.typeof(var.name)

@@ -6,7 +6,8 @@ in the same order of operations, from primitives that have rules.
   as Numba fills it, so its values and its derivative (``k x**(k-1)`` by the product
   rule) follow;
 - ``np.nan_to_num``: NaN and infinite elements replaced by constants (derivative 0),
-  the others kept (derivative 1);
+  the others kept (derivative 1), in a new array or, for a constant ``copy=False``,
+  written back into the argument, which is returned;
 - ``np.ediff1d`` without ``to_begin``/``to_end``: the flat differences;
 - ``np.real`` of a float array or number: itself;
 - ``np.float_power`` of float64 values: ``np.power``, which Numba computes alike.
@@ -17,7 +18,6 @@ import numpy as np
 from numba.core import types
 
 from ..compile.inline_library import internal_jit
-from ..errors import UnsupportedError
 from .composites import defcomposite
 
 
@@ -40,14 +40,9 @@ def vander(x, N=None, increasing=False):
 
 
 @internal_jit
-def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
-    """``np.nan_to_num`` of a float array: NaN becomes ``nan``, infinities ``posinf`` and
-    ``neginf`` (the largest finite floats by default), in a new array. ``copy=False``,
-    with which Numba writes into ``x`` and returns it, raises ``UnsupportedError`` when
-    called (a constant ``copy`` reaches the helper only as a value)."""
-    if not copy:
-        raise UnsupportedError("'np.nan_to_num(x, copy=False)'", "nan_to_num", None,
-                               "write the result back instead: x[:] = np.nan_to_num(x)")
+def _replaced_non_finite(x, nan, posinf, neginf):
+    """A new array of ``x`` with NaN replaced by ``nan`` and infinities by ``posinf``
+    and ``neginf`` (the largest finite floats when None)."""
     low = np.finfo(x.dtype).min if neginf is None else neginf
     high = np.finfo(x.dtype).max if posinf is None else posinf
     out = np.empty_like(x)
@@ -64,9 +59,32 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return out
 
 
+@internal_jit
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """``np.nan_to_num`` of a float array, into a new array (``copy`` true)."""
+    return _replaced_non_finite(x, nan, posinf, neginf)
+
+
+@internal_jit
+def nan_to_num_in_place(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """``np.nan_to_num(x, copy=False)``: written back into ``x``, which is returned, as
+    Numba does."""
+    x[...] = _replaced_non_finite(x, nan, posinf, neginf)
+    return x
+
+
 def choose_nan_to_num(argtypes):
-    """``nan_to_num`` of a float array (a chooser)."""
-    return nan_to_num if isinstance(argtypes[0].dtype, types.Float) else None
+    """The helper of ``np.nan_to_num`` of a float array, by ``copy``, which must be a
+    constant (a chooser given literal types)."""
+    if not isinstance(argtypes[0].dtype, types.Float):
+        return None
+    copy = argtypes[1] if len(argtypes) > 1 else types.Omitted(True)
+    value = (copy.value if isinstance(copy, types.Omitted) else
+             copy.literal_value if isinstance(copy, types.BooleanLiteral) else None)
+    return None if value is None else nan_to_num if value else nan_to_num_in_place
+
+
+choose_nan_to_num.literal_types = True
 
 
 @internal_jit

@@ -414,7 +414,9 @@ def helper_plans():
 def defcomposite(func, helper, ranks=(1, 2, 3)):
     """Compute NumPy's ``func`` by the ``@njit`` ``helper`` when argument 0 has one of
     ``ranks`` (0: a scalar). The helper takes NumPy's parameters in NumPy's order, and
-    may be a chooser: a plain function of the argument types returning a helper or None."""
+    may be a chooser: a plain function of the argument types returning a helper or None
+    (given literal types, such as a constant ``copy=False``, if its ``literal_types`` is
+    true; else plain ones)."""
     found = lookup_composite(func)
     plan = dict(found.plan) if found is not None and found.shape == "helper" else {}
     plan.update({rank: helper for rank in ranks})

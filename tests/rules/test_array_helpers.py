@@ -99,13 +99,40 @@ def test_vander_of_float32_is_float64_as_numbas():
 
 
 def _cleaned_in_place(x):
-    y = x * 2.0
+    y = np.where(x > 1.5, np.nan, x * 2.0)
     np.nan_to_num(y, copy=False)
-    return np.sum(y)
+    return np.sum(y * x)
 
 
-def test_nan_to_num_in_place_is_refused():
-    """With ``copy=False`` Numba writes into its argument; the helper makes a new array,
-    so it refuses, naming the call and what to write instead."""
-    with pytest.raises(adjit.UnsupportedError, match=r"np\.nan_to_num\(x, copy=False\)"):
-        adjit.grad(_cleaned_in_place)(X5)
+def _constants_cleaned_in_place(x, data):
+    d = data.copy()
+    np.nan_to_num(d, copy=False, nan=0.5)
+    return np.sum(x * d)
+
+
+def _cleaned_copy_returned(x):
+    y = np.where(x > 1.5, np.nan, x * 2.0)
+    z = np.nan_to_num(y, copy=False)  # z is y
+    z[0] = 3.0 * x[0]
+    return np.sum(y * x) + np.sum(z)
+
+
+@pytest.mark.parametrize("f, args", [(_cleaned_in_place, (X5,)),
+                                     (_cleaned_copy_returned, (X5,)),
+                                     (_constants_cleaned_in_place,
+                                      (X5, np.array([1.0, np.nan, 2.0, np.inf, -1.0])))],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_nan_to_num_in_place(f, args):
+    """With ``copy=False`` Numba writes into its argument and returns it; so does the
+    helper adjit picks for a constant ``copy=False``."""
+    value, _grad = adjit.value_and_grad(f)(*args)
+    assert value == numba.njit(f)(*args)
+    check_grad(f, *args)
+    check_jvp(f, *args)
+    check_hvp(f, *args)
+
+
+def test_nan_to_num_of_constants_in_place_has_the_closed_form():
+    data = np.array([1.0, np.nan, 2.0, np.inf, -1.0])
+    expected = np.array([1.0, 0.5, 2.0, np.finfo(np.float64).max, -1.0])
+    np.testing.assert_array_equal(adjit.grad(_constants_cleaned_in_place)(X5, data), expected)

@@ -225,11 +225,11 @@ class CompositesToHelpers:
 
 
 def _literal_type(fn, var):
-    """The type of ``var`` as a literal when a constant integer or bool is assigned to it
-    (by the user, or for an omitted default by ``BindCallArguments``), else its type."""
-    for block in fn.func_ir.blocks.values():
-        for stmt in block.find_insts(ir.Assign):
-            if stmt.target.name == var.name and isinstance(stmt.value, ir.Const) and \
-                    isinstance(stmt.value.value, (bool, int)):
-                return types.literal(stmt.value.value)
+    """The type of ``var`` as a literal when its one assignment is a constant integer or
+    bool (the user's, or an omitted default's from ``BindCallArguments``), else its type."""
+    values = [stmt.value for block in fn.func_ir.blocks.values()
+              for stmt in block.find_insts(ir.Assign) if stmt.target.name == var.name]
+    if (len(values) == 1 and isinstance(values[0], ir.Const)
+            and isinstance(values[0].value, (bool, int))):
+        return types.literal(values[0].value)
     return fn.typeof(var.name)

@@ -16,7 +16,7 @@ from numba.core.registry import cpu_target
 
 from ..ir.builder import fresh_name
 from .call_binding import constant_value, default_value
-from ..ir.nodes import global_values
+from ..ir.nodes import global_values, single_definition
 from ..rules.composites import lookup_composite
 
 
@@ -225,11 +225,10 @@ class CompositesToHelpers:
 
 
 def _literal_type(fn, var):
-    """The type of ``var`` as a literal when its one assignment is a constant integer or
-    bool (the user's, or an omitted default's from ``BindCallArguments``), else its type."""
-    values = [stmt.value for block in fn.func_ir.blocks.values()
-              for stmt in block.find_insts(ir.Assign) if stmt.target.name == var.name]
-    if (len(values) == 1 and isinstance(values[0], ir.Const)
-            and isinstance(values[0].value, (bool, int))):
-        return types.literal(values[0].value)
+    """The type of ``var`` as a literal when its one assigned value is a constant integer
+    or bool (the user's, or an omitted default's from ``BindCallArguments``), else its
+    type."""
+    value = single_definition(fn.func_ir.blocks, var.name)
+    if isinstance(value, ir.Const) and isinstance(value.value, (bool, int)):
+        return types.literal(value.value)
     return fn.typeof(var.name)

@@ -18,7 +18,7 @@ import numpy as np
 from numba.core import types
 
 from ..compile.inline_library import internal_jit
-from .composites import defcomposite
+from .composites import absent, defcomposite
 
 
 @internal_jit
@@ -96,9 +96,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
 
 def choose_ediff1d(argtypes):
     """``ediff1d`` for a call without ``to_end`` and ``to_begin`` (a chooser)."""
-    if any(not isinstance(t, (types.Omitted, types.NoneType)) for t in argtypes[1:]):
-        return None
-    return ediff1d
+    return ediff1d if all(absent(t) for t in argtypes[1:]) else None
 
 
 @internal_jit
@@ -123,10 +121,8 @@ def float_power(x1, x2):
 
 def choose_float_power(argtypes):
     """``float_power`` when every operand is float64 (others would be converted first)."""
-    def is_f8(t):
-        return (t == types.float64 if isinstance(t, types.Float)
-                else isinstance(t, types.Array) and t.dtype == types.float64)
-    return float_power if all(is_f8(t) for t in argtypes[:2]) else None
+    return float_power if all(getattr(t, "dtype", t) == types.float64
+                              for t in argtypes[:2]) else None
 
 
 defcomposite(np.vander, vander, ranks=(1,))

@@ -24,6 +24,7 @@ from numba.core import types
 from numba.extending import overload
 
 from ..compile.inline_library import INTERNAL_JIT_OPTIONS, internal_jit
+from .composites import absent
 from .statistics import defcomposite
 
 
@@ -227,19 +228,15 @@ _NORM_ORD = {(types.float64, 1): vector_norm_ord, (types.float64, 2): matrix_nor
              (types.float32, 2): matrix_norm_ord_float32}
 
 
-def _absent(typ):
-    return typ is None or isinstance(typ, (types.NoneType, types.Omitted))
-
-
 def choose_norm(argtypes):
     """The helper of a ``np.linalg.norm`` call Numba's own rule does not cover: lane norms
     for an integer ``axis``, or the vector or matrix norm of a numeric ``ord``."""
     x = argtypes[0]
     ord_type = argtypes[1] if len(argtypes) > 1 else None
     axis = argtypes[2] if len(argtypes) > 2 else None
-    if isinstance(axis, types.Integer) and _absent(ord_type):
+    if isinstance(axis, types.Integer) and absent(ord_type):
         return NORM_HELPERS.get(x.ndim)
-    if not (_absent(axis) and isinstance(ord_type, (types.Integer, types.Float))):
+    if not (absent(axis) and isinstance(ord_type, (types.Integer, types.Float))):
         return None
     return _NORM_ORD.get((x.dtype, x.ndim))
 

@@ -210,12 +210,18 @@ def append_array(arr, values, axis=None):
     return out
 
 
+def absent(typ):
+    """Whether a chooser's argument type says the argument was not given (None, an
+    omitted default, or no type at all)."""
+    from numba.core import types
+    return typ is None or isinstance(typ, (types.NoneType, types.Omitted))
+
+
 def _flattened_float64(argtypes):
     """Whether a call of ``np.append`` / ``np.delete`` has a float64 array first and no
     ``axis`` after its second argument (NumPy then works on the flattened array)."""
     from numba.core import types
-    return argtypes[0].dtype == types.float64 and all(
-        isinstance(t, (types.NoneType, types.Omitted)) for t in argtypes[2:])
+    return argtypes[0].dtype == types.float64 and all(absent(t) for t in argtypes[2:])
 
 
 @internal_jit

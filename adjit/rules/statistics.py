@@ -12,10 +12,9 @@ chooses the helper. Test cases: ``tests/rules/test_statistics.py``.
 import math
 
 import numpy as np
-from numba.core import types
 
 from ..compile.inline_library import internal_jit
-from .composites import defcomposite
+from .composites import absent, defcomposite
 
 
 @internal_jit
@@ -259,19 +258,10 @@ def cov_vector(m, y=None, rowvar=True, bias=False, ddof=None):
     return cov(m.reshape(1, n), y, rowvar, bias, ddof).reshape(())
 
 
-@internal_jit
-def cov_pair(m, y=None, rowvar=True, bias=False, ddof=None):
-    """``np.cov(x, y)`` of 1-D ``x`` and ``y``: the 2 x 2 covariance matrix."""
-    return cov(m, y, rowvar, bias, ddof)
-
-
 def choose_vector_cov(argtypes):
     """The helper of ``np.cov`` of a 1-D ``m``: its variance, or with a second array
-    ``y`` (a chooser, ``defcomposite``), the covariance matrix of the two."""
-    y = argtypes[1] if len(argtypes) > 1 else None
-    if y is None or isinstance(y, (types.NoneType, types.Omitted)):
-        return cov_vector
-    return cov_pair
+    ``y`` (a chooser, ``defcomposite``), ``cov``: the 2 x 2 covariance matrix of the two."""
+    return cov_vector if absent(argtypes[1] if len(argtypes) > 1 else None) else cov
 
 
 @internal_jit
@@ -283,19 +273,11 @@ def corrcoef(x, y=None, rowvar=True):
     return np.clip(c / np.outer(d, d), -1.0, 1.0)
 
 
-@internal_jit
-def corrcoef_pair(x, y=None, rowvar=True):
-    """``np.corrcoef(x, y)`` of 1-D ``x`` and ``y``: their 2 x 2 correlation matrix."""
-    return corrcoef(x, y, rowvar)
-
-
 def choose_vector_corrcoef(argtypes):
     """``np.corrcoef`` of a 1-D ``x`` with a second array ``y`` (a chooser); alone, a
-    1-D ``x`` correlates with itself, which needs no helper, and is left to its rule."""
-    y = argtypes[1] if len(argtypes) > 1 else None
-    if y is None or isinstance(y, (types.NoneType, types.Omitted)):
-        return None
-    return corrcoef_pair
+    1-D ``x`` correlates with itself, which needs no helper, and is left to its rule.
+    ``corrcoef`` gives the 2 x 2 correlation matrix of the two."""
+    return None if absent(argtypes[1] if len(argtypes) > 1 else None) else corrcoef
 
 
 defcomposite(np.ptp, ptp)

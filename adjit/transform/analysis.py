@@ -167,7 +167,7 @@ def _written_through(fn, name, defs):
     return parents
 
 
-def _written_arrays(fn, stmt, defs):
+def written_arrays(fn, stmt, defs):
     """Arrays a statement may write, and the values it may write into them."""
     if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
         return [stmt.target], [stmt.value]
@@ -242,7 +242,7 @@ def activity(fn, active_args, carriers=()):
         changed = False
         for block in blocks.values():
             for stmt in block.body:
-                written, sources = _written_arrays(fn, stmt, defs)
+                written, sources = written_arrays(fn, stmt, defs)
                 if any(v.name in act.active or v.name in act.carriers for v in sources):
                     for arr in written:
                         changed |= _activate_array(fn, act, arr.name, defs)

@@ -23,31 +23,15 @@ call of it writes, whether it returns new memory) see the primal, which does wri
 its argument, and so does the primal a caller may call again.
 """
 import numpy as np
-from numba.core import ir, types
+from numba.core import ir
 from numba.core.ir_utils import build_definitions
 from numba.core.registry import cpu_target
 
-from ...capture.effects import _aliases, call_writes, memory_root
+from ...capture.effects import _aliases, memory_root
 from ...ir.builder import fresh_name
 from ...ir.nodes import defining_stmts
 from ...ir.value_types import is_float_array
-
-
-def written_arrays(fn):
-    """The array variables the function writes into: element and slice writes, in-place
-    operators and the array arguments of calls that write them."""
-    for block in fn.func_ir.blocks.values():
-        for stmt in block.body:
-            if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
-                yield stmt.target
-                continue
-            value = stmt.value if isinstance(stmt, ir.Assign) else None
-            if not isinstance(value, ir.Expr):
-                continue
-            if value.op == "inplace_binop" and isinstance(fn.typeof(value.lhs), types.Array):
-                yield value.lhs
-            elif value.op == "call":
-                yield from call_writes(fn, value)
+from ..analysis import written_arrays
 
 
 def swapped_arguments(fn):
@@ -70,10 +54,12 @@ def swapped_arguments(fn):
                 and memory_root(fn, definition, name) is None)
 
     found = set()
-    for target in written_arrays(fn):
-        aliases = _aliases(fn, target.name, defs)
-        if aliases & args and any(merges_memories(n) for n in aliases):
-            found |= aliases & args
+    for block in fn.func_ir.blocks.values():
+        for stmt in block.body:
+            for target in written_arrays(fn, stmt, defs)[0]:
+                aliases = _aliases(fn, target.name, defs)
+                if aliases & args and any(merges_memories(n) for n in aliases):
+                    found |= aliases & args
     return found
 
 

@@ -27,6 +27,7 @@ from numba.core.typed_passes import NopythonTypeInference
 from ..runtime.loader import use_fast_library_class
 from .capture_typing import TypedFromCapture
 from .kernel_cache import enable_kernel_cache, name_apart
+from .llvm_options import machine_sinking_for
 
 
 class InlineOnlyLibrary(JITCodeLibrary):
@@ -99,6 +100,12 @@ class ModulePassesOnlyLibrary(JITCodeLibrary):
         """Link the lowered module in as it is (see the class)."""
         ll_module.data_layout = self._codegen._data_layout
         self._final_module.link_in(ll_module)
+
+    def _finalize_specific(self):
+        """Generate machine code; very branchy code without machine sinking
+        (``llvm_options.machine_sinking_for``)."""
+        with machine_sinking_for(self._final_module):
+            super()._finalize_specific()
 
 
 @register_pass(mutates_CFG=False, analysis_only=False)

@@ -5,9 +5,18 @@ adjit caches what it built from that typing. ``ensure_current(func)``, called wh
 transform is requested, compares the objects ``func`` and, recursively, its ``@njit``
 callees now read from their globals and closures with what they read the last time; a
 rebound name invalidates adjit's caches (``compile.caches.invalidate_all``).
+
+Numba's compiled code keeps the callees and constants it was typed against. An ``@njit``
+helper ``h1`` compiled before the user rebound its callee ``h2`` still calls the old
+``h2``, while adjit derives ``h1`` from its source, which reads the new one; reverse mode,
+which may call ``h1`` to recompute its result, would mix the two. So ``ensure_current``
+also recompiles such helpers (``recompile_stale``), and then the helpers that call them.
 """
 import threading
 import types as pytypes
+
+from numba.core import ir, types
+from numba.core.dispatcher import Dispatcher
 
 from ..compile.caches import OwnedCache, invalidate_all, is_library_module
 
@@ -141,6 +150,100 @@ def ensure_current(func):
         _watches[(py_func,)] = watch
     if old is not None and not _same(old, new):
         invalidate_all()
+    if (old is None or not _same(old, new)) and recompile_stale(func, new):
+        invalidate_all()
+
+
+def _user_dispatcher(obj):
+    """Whether ``obj`` is a Numba dispatcher of a user's function."""
+    return isinstance(obj, Dispatcher) and _is_user(obj.py_func)
+
+
+def _same_global(compiled, current):
+    """Whether a global Numba froze (``compiled``) is still the one the function reads.
+    A number or string rebound to an equal value counts as the same."""
+    if compiled is current:
+        return True
+    plain = (int, float, complex, bool, str, bytes)
+    return type(compiled) is type(current) and isinstance(current, plain) and \
+        compiled == current
+
+
+def _typed_against_other_globals(dispatcher):
+    """Whether some compiled overload of ``dispatcher`` was typed against a global, a
+    closure value or a module attribute holding a dispatcher, that its function now
+    reads as another object. Overloads loaded from Numba's disk cache keep no IR, and
+    are taken as current."""
+    py_func = dispatcher.py_func
+    scope = py_func.__globals__
+    cells = dict(zip(py_func.__code__.co_freevars, py_func.__closure__ or ()))
+    for cres in list(dispatcher.overloads.values()):
+        annotation = getattr(cres, "type_annotation", None)
+        typemap = getattr(annotation, "typemap", None) or {}
+        for block in (getattr(annotation, "blocks", None) or {}).values():
+            modules = {}
+            for stmt in block.find_insts(ir.Assign):
+                value = stmt.value
+                if isinstance(value, ir.Global):
+                    modules[stmt.target.name] = value.value
+                    if value.name in scope and not _same_global(value.value,
+                                                                scope[value.name]):
+                        return True
+                elif isinstance(value, ir.FreeVar) and value.name in cells:
+                    current = _current_value(cells[value.name], None)
+                    if not _same_global(value.value, current):
+                        return True
+                elif isinstance(value, ir.Expr) and value.op == "getattr" and \
+                        isinstance(modules.get(value.value.name), pytypes.ModuleType):
+                    typ = typemap.get(stmt.target.name)
+                    current = getattr(modules[value.value.name], value.attr, _MISSING)
+                    if isinstance(typ, types.Dispatcher) and _other(typ, current):
+                        return True
+    return False
+
+
+def _other(typ, current):
+    """Whether the dispatcher type ``typ`` Numba compiled against is not ``current``
+    (a collected dispatcher, which Numba's type holds weakly, is not)."""
+    try:
+        return typ.dispatcher is not current
+    except ReferenceError:
+        return True
+
+
+def recompile_stale(func, reads):
+    """Recompile (Numba's ``recompile``) each compiled user dispatcher that ``func``
+    reaches through ``reads`` (a ``snapshot``) whose code was typed against callees or
+    constants it no longer reads, then each one that calls a recompiled one, callees
+    first, so that all of them run the code adjit derives. Whether any was."""
+    dispatchers = {d.py_func: d for d in [func] + [value for _, _, value in reads]
+                   if _user_dispatcher(d)}
+    calls = {py_func: [] for py_func in dispatchers}
+    for reader, _, value in reads:
+        if _user_dispatcher(value) and reader in calls:
+            calls[reader].append(value)
+    stale = {d.py_func for d in dispatchers.values()
+             if d.overloads and _typed_against_other_globals(d)}
+    grown = bool(stale)
+    while grown:
+        callers = {p for p, callees in calls.items() if p not in stale and
+                   dispatchers[p].overloads and any(c.py_func in stale for c in callees)}
+        stale |= callers
+        grown = bool(callers)
+    done = set()
+
+    def recompile(py_func):
+        if py_func in done:
+            return
+        done.add(py_func)
+        for callee in calls[py_func]:
+            if callee.py_func in stale:
+                recompile(callee.py_func)
+        dispatchers[py_func].recompile()
+
+    for py_func in sorted(stale, key=lambda p: p.__qualname__):
+        recompile(py_func)
+    return bool(stale)
 
 
 _watches = OwnedCache("watch")

@@ -64,9 +64,113 @@ def test_a_held_derivative_recompiles_on_its_next_call_after_a_rebind(tmp_path, 
     mod.inner = numba.njit(lambda x: x * x * x)  # a callee of a callee: f = x^4 + x
     assert (g(x), *j(x, 1.0), h(x, 1.0)) == pytest.approx((4 * x**3 + 1, x**4 + x,
                                                            4 * x**3 + 1, 12 * x**2))
-    # (no check_grad here: Numba's compiled helper, which finite differences would call,
-    # still calls the old inner; the closed forms above are the reference)
+    # helper, compiled by Numba before the rebind, was recompiled: finite differences
+    # through it agree
+    assert mod.helper(x) == pytest.approx(x**3 + 1.0)
+    check_grad(mod.f, x)
     sys.modules.pop("adjit_rebind_held")
+
+
+def _module(tmp_path, monkeypatch, name, source):
+    """Import ``source`` as the module ``name`` from ``tmp_path``, forgotten again when
+    the test ends."""
+    import importlib
+    (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.delitem(sys.modules, name)
+    return importlib.import_module(name)
+
+
+_FILLING_HELPERS = """
+    import numba
+    import numpy as np
+    import adjit_stale_parts as parts
+
+    K = 2.0
+
+    @numba.njit
+    def square(v):
+        return v * v
+
+    @numba.njit
+    def fill(x):
+        y = np.empty_like(x)
+        for i in range(x.shape[0]):
+            y[i] = square(x[i]) * K + parts.shift(x[i])
+        return y
+
+    @numba.njit
+    def outer(x):
+        return fill(x) + 1.0
+
+    def f(x):
+        y = outer(x)
+        return np.sum(y * y)
+"""
+
+
+def _stale_module(tmp_path, monkeypatch, name):
+    _module(tmp_path, monkeypatch, "adjit_stale_parts", """
+        import numba
+
+        @numba.njit
+        def shift(v):
+            return 0.0 * v
+    """)
+    return _module(tmp_path, monkeypatch, name, _FILLING_HELPERS)
+
+
+def _expected(x, power, k, shift):
+    """f's value and gradient for y = k x^power + shift x + 1."""
+    y = k * x**power + shift * x + 1.0
+    return np.sum(y * y), 2 * y * (k * power * x**(power - 1) + shift)
+
+
+def _check_all_modes(mod, x, power, k, shift):
+    value, grad = _expected(x, power, k, shift)
+    np.testing.assert_allclose(adjit.value_and_grad(mod.f)(x)[0], value, rtol=1e-12)
+    np.testing.assert_allclose(adjit.grad(mod.f)(x), grad, rtol=1e-12)
+    v = np.linspace(0.5, -0.5, x.size)
+    np.testing.assert_allclose(adjit.jvp(mod.f)(x, v)[1], grad @ v, rtol=1e-12)
+    step = 1e-6
+    hv = (_expected(x + step * v, power, k, shift)[1] -
+          _expected(x - step * v, power, k, shift)[1]) / (2 * step)
+    np.testing.assert_allclose(adjit.hvp(mod.f)(x, v), hv, rtol=1e-6)
+    check_grad(mod.f, x)  # through Numba's compiled helpers: they run the current code
+
+
+@pytest.mark.parametrize("rebind", ["callee", "constant", "module attribute"])
+def test_helpers_compiled_before_a_rebind_are_recompiled(tmp_path, monkeypatch, rebind):
+    """``fill`` and its caller ``outer`` were compiled by Numba before a name ``fill``
+    reads was rebound, and nothing was differentiated yet. Their compiled code still
+    runs the old name, while adjit derives ``fill`` from its source: reverse mode, which
+    calls ``fill`` to recompute its result, gave a gradient of neither version. Both are
+    recompiled, so every mode (and the primal) runs the new code."""
+    mod = _stale_module(tmp_path, monkeypatch, f"adjit_stale_{rebind.split()[0]}")
+    x = np.array([0.5, 1.5, -2.0])
+    np.testing.assert_allclose(mod.outer(x), 2.0 * x * x + 1.0)  # compiled now
+    power, k, shift = 2, 2.0, 0.0
+    if rebind == "callee":
+        mod.square, power = numba.njit(lambda v: v * v * v), 3
+    elif rebind == "constant":
+        mod.K, k = 3.0, 3.0
+    else:
+        sys.modules["adjit_stale_parts"].shift, shift = numba.njit(lambda v: 0.5 * v), 0.5
+    _check_all_modes(mod, x, power, k, shift)
+    np.testing.assert_allclose(mod.outer(x), k * x**power + shift * x + 1.0)
+
+
+def test_current_helpers_are_not_recompiled(tmp_path, monkeypatch):
+    """Without a rebind, Numba's compiled helpers are kept as they are (a constant
+    rebound to an equal number is no rebind)."""
+    mod = _stale_module(tmp_path, monkeypatch, "adjit_stale_none")
+    x = np.array([0.5, 1.5, -2.0])
+    mod.outer(x)
+    compiled = (list(mod.fill.overloads.values()), list(mod.outer.overloads.values()))
+    mod.K = float("2.0")
+    _check_all_modes(mod, x, 2, 2.0, 0.0)
+    assert compiled == (list(mod.fill.overloads.values()), list(mod.outer.overloads.values()))
 
 
 def test_redefined_functions_and_their_derivatives_are_freed():

@@ -150,7 +150,7 @@ def ensure_current(func):
         _watches[(py_func,)] = watch
     if old is not None and not _same(old, new):
         invalidate_all()
-    if (old is None or not _same(old, new)) and recompile_stale(func, new):
+    if (old is None or not _same(old, new)) and recompile_stale(func, new, old or ()):
         invalidate_all()
 
 
@@ -211,19 +211,30 @@ def _other(typ, current):
         return True
 
 
-def recompile_stale(func, reads):
+def _rebound_readers(old, new):
+    """The functions that read a name bound to another object in ``new`` than in ``old``
+    (two snapshots): this also catches a constant read as a module attribute
+    (``cfg.K``), whose value Numba's typed IR does not keep."""
+    before = {(reader, name): value for reader, name, value in old}
+    return {reader for reader, name, value in new
+            if before.get((reader, name), value) is not value}
+
+
+def recompile_stale(func, reads, previous=()):
     """Recompile (Numba's ``recompile``) each compiled user dispatcher that ``func``
     reaches through ``reads`` (a ``snapshot``) whose code was typed against callees or
-    constants it no longer reads, then each one that calls a recompiled one, callees
-    first, so that all of them run the code adjit derives. Whether any was."""
+    constants it no longer reads (or that read a name rebound since the ``previous``
+    snapshot), then each one that calls a recompiled one, callees first, so that all of
+    them run the code adjit derives. Whether any was."""
     dispatchers = {d.py_func: d for d in [func] + [value for _, _, value in reads]
                    if _user_dispatcher(d)}
     calls = {py_func: [] for py_func in dispatchers}
     for reader, _, value in reads:
         if _user_dispatcher(value) and reader in calls:
             calls[reader].append(value)
-    stale = {d.py_func for d in dispatchers.values()
-             if d.overloads and _typed_against_other_globals(d)}
+    rebound = _rebound_readers(previous, reads)
+    stale = {d.py_func for d in dispatchers.values() if d.overloads and (
+        d.py_func in rebound or _typed_against_other_globals(d))}
     grown = bool(stale)
     while grown:
         callers = {p for p, callees in calls.items() if p not in stale and

@@ -97,7 +97,7 @@ _FILLING_HELPERS = """
     def fill(x):
         y = np.empty_like(x)
         for i in range(x.shape[0]):
-            y[i] = square(x[i]) * K + parts.shift(x[i])
+            y[i] = square(x[i]) * K * parts.SCALE + parts.shift(x[i])
         return y
 
     @numba.njit
@@ -113,6 +113,8 @@ _FILLING_HELPERS = """
 def _stale_module(tmp_path, monkeypatch, name):
     _module(tmp_path, monkeypatch, "adjit_stale_parts", """
         import numba
+
+        SCALE = 1.0
 
         @numba.njit
         def shift(v):
@@ -159,6 +161,21 @@ def test_helpers_compiled_before_a_rebind_are_recompiled(tmp_path, monkeypatch, 
         sys.modules["adjit_stale_parts"].shift, shift = numba.njit(lambda v: 0.5 * v), 0.5
     _check_all_modes(mod, x, power, k, shift)
     np.testing.assert_allclose(mod.outer(x), k * x**power + shift * x + 1.0)
+
+
+def test_a_held_gradient_recompiles_helpers_after_a_module_constant_is_rebound(
+        tmp_path, monkeypatch):
+    """``parts.SCALE``, a constant read as a module attribute, is rebound after a
+    gradient was taken: Numba's typed IR keeps no value for it, so the rebind itself
+    (seen by the held gradient's next call) marks ``fill`` for recompiling."""
+    mod = _stale_module(tmp_path, monkeypatch, "adjit_stale_scale")
+    x = np.array([0.5, 1.5, -2.0])
+    grad = adjit.grad(mod.f)
+    np.testing.assert_allclose(grad(x), _expected(x, 2, 2.0, 0.0)[1], rtol=1e-12)
+    mod.outer(x)
+    sys.modules["adjit_stale_parts"].SCALE = 1.5
+    np.testing.assert_allclose(grad(x), _expected(x, 2, 3.0, 0.0)[1], rtol=1e-12)
+    _check_all_modes(mod, x, 2, 3.0, 0.0)
 
 
 def test_current_helpers_are_not_recompiled(tmp_path, monkeypatch):

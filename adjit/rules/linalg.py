@@ -1,4 +1,4 @@
-"""Rules for ``np.linalg``: Cholesky factor, solve, inverse, the eigenvalues and
+"""Rules for ``np.linalg``: Cholesky factor, solve, inverse, pseudo-inverse, the eigenvalues and
 eigenvectors of ``eigh`` (``defnonlinear``) and determinant (``defarrayvjp``), with the
 standard adjoints (Cholesky's: its algorithm's loops in forward mode and in reverse).
 Each helper is plain ``@njit`` code, loops and NumPy calls that have rules themselves,
@@ -122,6 +122,24 @@ def _inv_vjp(g, ans, a, shadow):
     shadow -= ans.T @ g @ ans.T
 
 
+def _pinv_jvp(ans, a, *rest):
+    """``dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P`` (Golub and Pereyra
+    1973), where the rank of ``A`` does not change; ``rest`` is ``[rcond,] dA``."""
+    da = rest[-1]
+    left = ans @ (ans.T @ da.T)
+    right = da.T @ (ans.T @ ans)
+    return -(ans @ da @ ans) + left - (left @ a) @ ans + right - ans @ (a @ right)
+
+
+def _pinv_vjp(g, ans, a, *rest):
+    """``A_bar = -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A)``, the transpose
+    of ``_pinv_jvp``; ``rest`` is ``[rcond,] shadow``."""
+    shadow = rest[-1]
+    left = g.T @ (ans @ ans.T)
+    right = (ans.T @ ans) @ g.T
+    shadow += -(ans.T @ g @ ans.T) + left - a @ (ans @ left) + right - (right @ ans) @ a
+
+
 @internal_jit
 def _cofactors(ans, a):
     """``d det(A) / dA``, the cofactor matrix: ``det(A) A^-T``, or for a singular ``A``
@@ -155,6 +173,7 @@ defnonlinear([np.linalg.cholesky], [_cholesky_vjp], [_cholesky_jvp], ndims=(2,))
 defnonlinear([np.linalg.solve], [_solve_vjp_a, _solve_vjp_b], [_solve_jvp_a, _solve_jvp_b],
              nargs=(2,))
 defnonlinear([np.linalg.inv], [_inv_vjp], [_inv_jvp], ndims=(2,))
+defnonlinear([np.linalg.pinv], [_pinv_vjp], [_pinv_jvp], ndims=(2,), nargs=(1, 2))
 defarrayvjp((np.linalg.det,), [_det_update], [_det_tangent], ndims=(2,))
 
 

@@ -70,6 +70,10 @@ def solve(a, b): return np.sum(np.linalg.solve(a, b) ** 2)
 def solve_matrix(a, b): return np.sum(np.linalg.solve(a, b) ** 2)
 def inv(a): return np.sum(np.linalg.inv(a) ** 2)
 def det(a): return np.linalg.det(a) ** 2
+def pinv(tall, wide):
+    # tall, wide and square (with rcond= positional and by keyword), all of full rank
+    return (np.sum(np.linalg.pinv(tall) ** 3) + np.sum(np.sin(np.linalg.pinv(wide, 1e-10)))
+            + np.sum(np.linalg.pinv(tall[:3] * wide[:, :3], rcond=1e-12) * wide[:, 1:]))
 def diag(a):
     return (np.sum(np.sin(np.diag(a))) + np.sum(np.diag(a.T) ** 3) + np.sum(np.diag(a, 1) ** 2)
             + np.sum(np.diag(a.T, k=-1) ** 3) + np.sum(np.sin(np.diag(a[0], k=-1)) * np.diag(a[1], 1).T))
@@ -274,6 +278,7 @@ CASES = [
     (solve_matrix, (SPD3 + N33, SPD3), (0, 1), []),
     (inv, (SPD3 + N33,), 0, ["np.linalg.inv"]),
     (det, (SPD3 + N33,), 0, []),
+    (pinv, (TALL, M34), (0, 1), ["np.linalg.pinv"]),
     (triangles, (SPD3 + N33,), 0, ["np.tril", "np.triu"]),
     (sequences, (V6,), 0, ["np.diff", "np.cumprod", "x.cumprod", "np.sort"]),
     (expand_cumsum, (M23,), 0, ["np.expand_dims"]),

@@ -35,7 +35,7 @@ from .arrays import defarrayvjp
 from .core import nondiff
 from .primitive import PRIMITIVES, Primitive
 from .registry import _name, deflinear_array, defnonlinear
-from .linalg import eigenvalues, eigenvectors
+from .linalg import eigenvalues, eigenvectors, qr_q, qr_r
 from .lstsq import (lstsq_rank, lstsq_residuals, lstsq_singular_values,
                     lstsq_singular_values_unread, lstsq_solution)
 
@@ -465,5 +465,6 @@ defstacking(np.column_stack, {1: (as_column, join_columns), 2: (None, join_colum
 
 defparts(np.linalg.slogdet, (slogdet_sign, logabsdet))
 defparts(np.linalg.eigh, (eigenvalues, eigenvectors))
+defparts(np.linalg.qr, (qr_q, qr_r))
 defparts(np.linalg.lstsq, (lstsq_solution, lstsq_residuals, lstsq_rank, lstsq_singular_values),
          unread={lstsq_singular_values: lstsq_singular_values_unread}, float64_only=True)

@@ -1,4 +1,4 @@
-"""Rules for ``np.linalg``: Cholesky factor, solve, inverse, pseudo-inverse, the eigenvalues and
+"""Rules for ``np.linalg``: Cholesky factor, solve, inverse, pseudo-inverse, QR factors, the eigenvalues and
 eigenvectors of ``eigh`` (``defnonlinear``) and determinant (``defarrayvjp``), with the
 standard adjoints (Cholesky's: its algorithm's loops in forward mode and in reverse).
 Each helper is plain ``@njit`` code, loops and NumPy calls that have rules themselves,
@@ -226,5 +226,91 @@ def _eigenvectors_vjp(g, ans, a, shadow):
     _fold_lower(ans @ (_gaps(w) * (ans.T @ g)) @ ans.T, shadow)
 
 
+@internal_jit
+def qr_q(a):
+    """The orthonormal factor of ``np.linalg.qr(a)`` (reduced: ``m x min(m, n)``)."""
+    return np.linalg.qr(a)[0]
+
+
+@internal_jit
+def qr_r(a):
+    """The triangular factor of ``np.linalg.qr(a)`` (``min(m, n) x n``)."""
+    return np.linalg.qr(a)[1]
+
+
+@internal_jit
+def _right_solve(b, r):
+    """``b R^-1`` for a square upper-triangular ``R``."""
+    return np.linalg.solve(np.ascontiguousarray(r.T), np.ascontiguousarray(b.T)).T
+
+
+@internal_jit
+def _qr_tangents(a, da):
+    """``(dQ, dR)`` of ``A = QR``. For ``m >= n``, with ``C = Q^T dA R^-1`` and ``W`` the
+    skew matrix of ``C``'s strictly lower triangle: ``dR = (C - W) R`` and
+    ``dQ = dA R^-1 - Q (C - W)``. A wide ``A = [X Y]`` is ``Q [R_X, Q^T Y]``: ``X``'s
+    square rule, and ``d(Q^T Y) = dQ^T Y + Q^T dY``. Both hold where ``R``'s diagonal
+    has no zero (full rank), where LAPACK's sign choices do not change."""
+    q, r = np.linalg.qr(a)
+    q = np.ascontiguousarray(q)
+    k = r.shape[0]
+    r_x = np.ascontiguousarray(r[:, :k])
+    x = np.ascontiguousarray(_right_solve(np.ascontiguousarray(da[:, :k]), r_x))
+    c = q.T @ x
+    low = np.tril(c, -1)
+    upper = c - low + low.T
+    dq = x - q @ upper
+    dr = np.empty_like(r)
+    dr[:, :k] = upper @ r_x
+    if a.shape[1] > k:
+        dr[:, k:] = dq.T @ np.ascontiguousarray(a[:, k:]) + q.T @ np.ascontiguousarray(
+            da[:, k:])
+    return dq, dr
+
+
+@internal_jit
+def _qr_adjoint(a, gq, gr):
+    """``A_bar`` of ``A = QR`` given ``Q_bar`` and ``R_bar``: for ``m >= n``,
+    ``(Q_bar + Q copyltu(M)) R^-T`` with ``M = R R_bar^T - Q_bar^T Q`` and ``copyltu`` the
+    symmetric matrix of ``M``'s lower triangle; for a wide ``[X Y]``, ``Y_bar = Q R_bar_Y``
+    and ``X``'s rule with ``Q_bar + Y R_bar_Y^T``."""
+    q, r = np.linalg.qr(a)
+    q = np.ascontiguousarray(q)
+    k = r.shape[0]
+    out = np.empty_like(a)
+    gq = np.ascontiguousarray(gq).copy()
+    if a.shape[1] > k:
+        gr_y = np.ascontiguousarray(gr[:, k:])
+        out[:, k:] = q @ gr_y
+        gq += np.ascontiguousarray(a[:, k:]) @ gr_y.T
+    m = np.ascontiguousarray(r[:, :k]) @ np.ascontiguousarray(gr[:, :k]).T - gq.T @ q
+    low = np.tril(m, -1)
+    sym = low + low.T + np.diag(np.diag(m))
+    out[:, :k] = _right_solve(gq + q @ sym, np.ascontiguousarray(r[:, :k].T))
+    return out
+
+
+def _qr_q_jvp(ans, a, da):
+    """``dQ`` (``_qr_tangents``)."""
+    return _qr_tangents(a, da)[0]
+
+
+def _qr_q_vjp(g, ans, a, shadow):
+    """``A_bar`` for ``Q_bar = g`` (``_qr_adjoint``)."""
+    shadow += _qr_adjoint(a, g, np.zeros((g.shape[1], a.shape[1]), a.dtype))
+
+
+def _qr_r_jvp(ans, a, da):
+    """``dR`` (``_qr_tangents``)."""
+    return _qr_tangents(a, da)[1]
+
+
+def _qr_r_vjp(g, ans, a, shadow):
+    """``A_bar`` for ``R_bar = g`` (``_qr_adjoint``)."""
+    shadow += _qr_adjoint(a, np.zeros((a.shape[0], g.shape[0]), a.dtype), g)
+
+
+defnonlinear([qr_q], [_qr_q_vjp], [_qr_q_jvp], ndims=(2,))
+defnonlinear([qr_r], [_qr_r_vjp], [_qr_r_jvp], ndims=(2,))
 defnonlinear([eigenvalues], [_eigenvalues_vjp], [_eigenvalues_jvp], ndims=(2,))
 defnonlinear([eigenvectors], [_eigenvectors_vjp], [_eigenvectors_jvp], ndims=(2,))

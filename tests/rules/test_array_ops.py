@@ -70,6 +70,12 @@ def solve(a, b): return np.sum(np.linalg.solve(a, b) ** 2)
 def solve_matrix(a, b): return np.sum(np.linalg.solve(a, b) ** 2)
 def inv(a): return np.sum(np.linalg.inv(a) ** 2)
 def det(a): return np.linalg.det(a) ** 2
+def qr(tall, wide):
+    # both factors of a tall, a square and a wide matrix (LAPACK's signs; full rank)
+    q, r = np.linalg.qr(tall)
+    s = np.sum(q * tall) + np.sum(r ** 3) + np.sum(np.sin(np.linalg.qr(wide)[0]))
+    q2, r2 = np.linalg.qr(wide[:, :3] * tall[:3])
+    return s + np.sum(r2 * r2 * wide[:, 1:]) + np.sum(np.linalg.qr(wide)[1] ** 2) + q2[1, 2]
 def pinv(tall, wide):
     # tall, wide and square (with rcond= positional and by keyword), all of full rank
     return (np.sum(np.linalg.pinv(tall) ** 3) + np.sum(np.sin(np.linalg.pinv(wide, 1e-10)))
@@ -279,6 +285,7 @@ CASES = [
     (inv, (SPD3 + N33,), 0, ["np.linalg.inv"]),
     (det, (SPD3 + N33,), 0, []),
     (pinv, (TALL, M34), (0, 1), ["np.linalg.pinv"]),
+    (qr, (TALL, M34), (0, 1), ["qr_q", "qr_r"]),
     (triangles, (SPD3 + N33,), 0, ["np.tril", "np.triu"]),
     (sequences, (V6,), 0, ["np.diff", "np.cumprod", "x.cumprod", "np.sort"]),
     (expand_cumsum, (M23,), 0, ["np.expand_dims"]),

@@ -1,6 +1,6 @@
-"""Rules for ``np.linalg``: Cholesky factor, solve, inverse, pseudo-inverse, QR factors, the eigenvalues and
-eigenvectors of ``eigh`` (``defnonlinear``) and determinant (``defarrayvjp``), with the
-standard adjoints (Cholesky's: its algorithm's loops in forward mode and in reverse).
+"""Rules for ``np.linalg``: Cholesky factor, solve, inverse, pseudo-inverse, QR factors,
+the eigenvalues and eigenvectors of ``eigh`` (``defnonlinear``) and determinant
+(``defarrayvjp``), with the standard adjoints (Cholesky's: its algorithm's loops in forward mode and in reverse).
 Each helper is plain ``@njit`` code, loops and NumPy calls that have rules themselves,
 so forward mode can differentiate the reverse helpers again (``hvp``). Test cases: ``tests/rules/test_array_ops.py``.
 

@@ -13,8 +13,8 @@ from ..capture.typed_ir import is_generated
 from ..ir.builder import clone_stmt, clone_value
 from ..ir.lists import container_write_refusal, list_in_tuple_refusal, repeated_list
 from ..rules.classify import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
-                    positional_count, refuse_list_arguments, refuse_omitted_default,
-                    squared_operand, written_call_name)
+                    operator_name, positional_count, refuse_list_arguments,
+                    refuse_omitted_default, squared_operand, written_call_name)
 from ..rules.refusal_hints import unsupported_detail
 from .tangents import differentiable_items, has_tangent
 from .forward_lists import (fwd_build_list, fwd_list_method, fwd_list_new,
@@ -147,7 +147,7 @@ def fwd_binop(ctx, stmt, e):
     repeated = repeated_list(ctx.fn, expr)
     if repeated is not None:
         return fwd_repeated_list(ctx, stmt, e, *repeated)
-    apply_rule(ctx, stmt, e, lookup(expr.fn), getattr(expr.fn, "__name__", expr.fn),
+    apply_rule(ctx, stmt, e, lookup(expr.fn), operator_name(expr.fn),
                [expr.lhs, expr.rhs])
 
 
@@ -166,7 +166,7 @@ def fwd_square(ctx, stmt, e, x, u):
 def fwd_unary(ctx, stmt, e):
     """fwd: ``y = -a`` / tangent from the operator's partial."""
     expr = stmt.value
-    apply_rule(ctx, stmt, e, lookup(expr.fn), getattr(expr.fn, "__name__", expr.fn),
+    apply_rule(ctx, stmt, e, lookup(expr.fn), operator_name(expr.fn),
                [expr.value])
 
 

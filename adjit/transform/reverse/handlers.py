@@ -26,8 +26,8 @@ from ...rules.arrays import (is_filled_allocation, add_indexed, add_in_bounds_at
                              zero_selection)
 from ...rules.core import ZERO
 from ...ir.value_types import is_differentiable, is_float
-from ...rules.classify import (array_op_site, call_name, classify_call, refuse_list_arguments,
-                     squared_operand, written_call_name)
+from ...rules.classify import (array_op_site, call_name, classify_call, operator_name,
+                               refuse_list_arguments, squared_operand, written_call_name)
 from ...rules.refusal_hints import unsupported_detail
 from ...ir.lists import (container_write_refusal, is_float_list, list_in_tuple_refusal,
                          repeated_list)
@@ -100,7 +100,7 @@ def rev_binop(ctx, stmt, e):
             raise ctx.unsupported("repeating a list that holds differentiated values",
                                   stmt.loc, "fill the list with a loop instead")
         return rev_list_new(ctx, stmt, e)
-    apply_rule(ctx, stmt, e, lookup(expr.fn), getattr(expr.fn, "__name__", expr.fn),
+    apply_rule(ctx, stmt, e, lookup(expr.fn), operator_name(expr.fn),
                [expr.lhs, expr.rhs])
 
 
@@ -117,7 +117,7 @@ def rev_unary(ctx, stmt, e):
     expr = stmt.value
     if ctx.elementwise(expr) is not None:
         return rev_elementwise(ctx, stmt, e)
-    apply_rule(ctx, stmt, e, lookup(expr.fn), getattr(expr.fn, "__name__", expr.fn),
+    apply_rule(ctx, stmt, e, lookup(expr.fn), operator_name(expr.fn),
                [expr.value])
 
 

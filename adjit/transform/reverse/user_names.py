@@ -4,17 +4,11 @@ A variable is named by its own name (``'y'``), a temporary by what made it: the 
 (``'np.diff(...)'``), the item, attribute or index read (``'x[1:]'``, ``'a.T'``), or the
 operator (``the result of '*'``).
 """
-import operator
-
 from numba.core import ir
 
 from ...ir.nodes import source_name
-from ...rules.classify import call_name
+from ...rules.classify import call_name, operator_name
 
-_OPERATOR_SYMBOLS = {operator.add: "+", operator.sub: "-", operator.mul: "*",
-                     operator.truediv: "/", operator.pow: "**", operator.matmul: "@",
-                     operator.iadd: "+=", operator.isub: "-=", operator.imul: "*=",
-                     operator.itruediv: "/="}
 
 
 class UserNames:
@@ -44,8 +38,7 @@ class UserNames:
                      else None) or "..."
             return f"{inner[:-1]}[{shown}]'" if inner.endswith("'") else f"a part of {inner}"
         if isinstance(value, ir.Expr) and value.op in ("binop", "inplace_binop"):
-            symbol = _OPERATOR_SYMBOLS.get(value.fn, getattr(value.fn, "__name__", value.fn))
-            return f"the result of '{symbol}'"
+            return f"the result of '{operator_name(value.fn)}'"
         if isinstance(value, ir.Expr) and value.op == "build_tuple":
             return "the tuple built on this line (an index such as 'y[1:3, idx]')"
         return "an intermediate array"

@@ -429,3 +429,47 @@ def test_checks_accept_omitted_trailing_defaults(check):
     check(_scaled_sines, np.array([0.3, 0.7]))
     np.testing.assert_allclose(adjit.grad(_scaled_sines)(np.array([0.3, 0.7])),
                                2.0 * np.cos(2.0 * np.array([0.3, 0.7])), rtol=1e-14)
+
+
+@numba.njit
+def _option_price(s0, sigma, n_paths, n_steps):
+    """A seeded Monte Carlo call price: its payoff has a kink at the strike."""
+    np.random.seed(42)
+    dt = 1.0 / n_steps
+    total = 0.0
+    for _ in range(n_paths):
+        s = s0
+        for _ in range(n_steps):
+            z = np.random.standard_normal()
+            s = s * math.exp((0.02 - 0.5 * sigma ** 2) * dt + sigma * math.sqrt(dt) * z)
+        if s - 100.0 > 0.0:
+            total += s - 100.0
+    return math.exp(-0.02) * total / n_paths
+
+
+def _priced(x):
+    return _option_price(x[0], x[1], 50, 10)
+
+
+def test_a_kink_crossed_by_the_dot_product_step_is_not_a_failure():
+    """The direction's step, scaled by the price (105), also moved the volatility (0.25)
+    far enough for paths to cross the strike: a correct gradient failed. A shorter step
+    agrees, so the check passes."""
+    g = check_grad(_priced, np.array([105.0, 0.25]))
+    h = 1e-6  # central differences with a step that crosses no kink, as a reference
+    for k in range(2):
+        e = np.zeros(2)
+        e[k] = h
+        fd = (_priced(np.array([105.0, 0.25]) + e) - _priced(np.array([105.0, 0.25]) - e))
+        assert g[k] == pytest.approx(fd / (2 * h), rel=1e-6)
+
+
+def test_a_wrong_gradient_fails_the_dot_product_test_at_every_step(fake):
+    """The shorter steps do not excuse an error that stays as the step shrinks."""
+    def bad(x):
+        g = df_array(x)
+        g[3] += 1e-3 * np.abs(g).max()
+        return (g,)
+    fake.grads[f_array] = bad
+    with pytest.raises(AssertionError, match="dot-product"):
+        check_grad(f_array, np.linspace(-1.0, 1.0, 200))

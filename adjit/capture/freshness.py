@@ -250,7 +250,10 @@ def recompile_stale(func, reads, previous=()):
         for callee in calls[py_func]:
             if callee.py_func in stale:
                 recompile(callee.py_func)
-        dispatchers[py_func].recompile()
+        try:
+            dispatchers[py_func].recompile()
+        except Exception:  # its source no longer compiles: Numba dropped the stale code,
+            pass           # and deriving it says why, as for a helper never compiled
 
     for py_func in sorted(stale, key=lambda p: p.__qualname__):
         recompile(py_func)

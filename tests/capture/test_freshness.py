@@ -250,3 +250,15 @@ def test_an_edited_user_overload_changes_the_fingerprint():
         _doubled_overload.__code__ = saved
     assert fingerprint(_uses_doubled, "grad") == before
     assert adjit.grad(_uses_doubled)(1.5) == pytest.approx(4 * 1.5)
+
+
+def test_a_helper_that_no_longer_compiles_after_a_rebind_is_reported_by_adjit(
+        tmp_path, monkeypatch):
+    """Recompiling ``fill`` fails once ``square`` returns a tuple: the gradient says so
+    with adjit's ``ArgumentError``, naming the line, not with Numba's ``TypingError``."""
+    mod = _stale_module(tmp_path, monkeypatch, "adjit_stale_broken")
+    x = np.array([0.5, 1.5, -2.0])
+    mod.outer(x)
+    mod.square = numba.njit(lambda v: (v, v))
+    with pytest.raises(adjit.ArgumentError, match="Numba cannot compile"):
+        adjit.grad(mod.f)(x)

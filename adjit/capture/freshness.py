@@ -148,9 +148,9 @@ def ensure_current(func):
         old = _snapshots.get((py_func,))
         _snapshots[(py_func,)] = new
         _watches[(py_func,)] = watch
-    if old is not None and not _same(old, new):
-        invalidate_all()
-    if (old is None or not _same(old, new)) and recompile_stale(func, new, old or ()):
+    changed = old is not None and not _same(old, new)
+    recompiled = (old is None or changed) and recompile_stale(func, new, old or ())
+    if changed or recompiled:
         invalidate_all()
 
 

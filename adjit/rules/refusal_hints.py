@@ -76,6 +76,15 @@ def _optional_argument(fn, expr, cls):
                 "that always returns an array, such as a loop of @ products")
 
 
+def _nan_to_num_copy(fn, expr, cls):
+    """``np.nan_to_num(y, copy=c)`` with a ``c`` known only at run time: whether the
+    call writes into ``y`` decides the rule (``array_helpers.choose_nan_to_num``)."""
+    if cls.key is np.nan_to_num:
+        return ("whether np.nan_to_num writes into its argument depends on copy=, which "
+                "must be a constant here: write copy=False (in place) or leave it out "
+                "(a new array)")
+
+
 def _no_arrays(fn, expr, cls):
     if not any(isinstance(fn.typeof(a.name), types.Array) for a in cls.args):
         return "no differentiation rule is registered for it (see adjit.extend)"
@@ -133,7 +142,8 @@ def _scalar_rule_on_arrays(fn, expr, cls):
 
 #: the hints, most specific first
 HINTS = (_stencil_options, _unbound_arguments, _guvectorize, _ufunc_out_keyword,
-         _generator, _list_of_arrays, _list_of_array, _namedtuple, _optional_argument, _no_arrays,
+         _generator, _list_of_arrays, _list_of_array, _namedtuple, _optional_argument,
+         _nan_to_num_copy, _no_arrays,
          _float64_only, _float32_arrays, _unhandled_rank, _fortran_order,
          _scalar_rule_on_arrays)
 

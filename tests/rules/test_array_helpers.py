@@ -136,3 +136,21 @@ def test_nan_to_num_of_constants_in_place_has_the_closed_form():
     data = np.array([1.0, np.nan, 2.0, np.inf, -1.0])
     expected = np.array([1.0, 0.5, 2.0, np.finfo(np.float64).max, -1.0])
     np.testing.assert_array_equal(adjit.grad(_constants_cleaned_in_place)(X5, data), expected)
+
+
+def _cleaned_as_told(x, copy):
+    y = np.log(x - 0.3)
+    np.nan_to_num(y, copy=copy)
+    return np.sum(y * y)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_nan_to_num_with_copy_known_only_at_run_time_is_refused_with_advice(mode):
+    """Whether the call writes into ``y`` decides its rule, so a ``copy`` that is an
+    argument is refused, saying to write it as a constant (it said "no rule covers this
+    call on arrays")."""
+    x = np.array([0.2, 1.5, 2.5])
+    run = {"grad": lambda: adjit.grad(_cleaned_as_told)(x, False),
+           "jvp": lambda: adjit.jvp(_cleaned_as_told)(x, False, x)}[mode]
+    with pytest.raises(adjit.UnsupportedError, match="copy=, which must be a constant"):
+        run()

@@ -79,7 +79,7 @@ def _optional_argument(fn, expr, cls):
 def _nan_to_num_copy(fn, expr, cls):
     """``np.nan_to_num(y, copy=c)`` with a ``c`` known only at run time: whether the
     call writes into ``y`` decides the rule (``array_helpers.choose_nan_to_num``)."""
-    if cls.key is np.nan_to_num:
+    if cls.key is np.nan_to_num and len(cls.args) > 1:  # copy= was passed
         return ("whether np.nan_to_num writes into its argument depends on copy=, which "
                 "must be a constant here: write copy=False (in place) or leave it out "
                 "(a new array)")

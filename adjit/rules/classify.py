@@ -243,18 +243,17 @@ class CallClass:
     primitive: object = None
 
 
-OPERATOR_SYMBOLS = {operator.add: "+", operator.sub: "-", operator.mul: "*",
-                    operator.truediv: "/", operator.floordiv: "//", operator.mod: "%",
-                    operator.pow: "**", operator.matmul: "@", operator.neg: "-",
-                    operator.pos: "+", operator.iadd: "+=", operator.isub: "-=",
-                    operator.imul: "*=", operator.itruediv: "/=", operator.ipow: "**="}
+_OPERATOR_SYMBOLS = {operator.add: "+", operator.sub: "-", operator.mul: "*",
+                     operator.truediv: "/", operator.floordiv: "//", operator.mod: "%",
+                     operator.pow: "**", operator.matmul: "@", operator.neg: "-",
+                     operator.pos: "+", operator.iadd: "+=", operator.isub: "-=",
+                     operator.imul: "*=", operator.itruediv: "/=", operator.ipow: "**="}
 
 
 def operator_name(fn):
     """An operator as the user wrote it (``'+'``, ``'**'``), for a refusal; a function
     by its name."""
-    symbol = OPERATOR_SYMBOLS.get(fn) if callable(fn) else None
-    return symbol or getattr(fn, "__name__", str(fn))
+    return _OPERATOR_SYMBOLS.get(fn) or getattr(fn, "__name__", str(fn))
 
 
 def call_name(key):

@@ -1,6 +1,7 @@
 """Rules for ``np.linalg``: Cholesky factor, solve, inverse, pseudo-inverse, QR factors,
 the eigenvalues and eigenvectors of ``eigh`` (``defnonlinear``) and determinant
-(``defarrayvjp``), with the standard adjoints (Cholesky's: its algorithm's loops in forward mode and in reverse).
+(``defarrayvjp``), with the standard adjoints (Cholesky's: its algorithm's loops in
+forward mode and in reverse).
 Each helper is plain ``@njit`` code, loops and NumPy calls that have rules themselves,
 so forward mode can differentiate the reverse helpers again (``hvp``). Test cases: ``tests/rules/test_array_ops.py``.
 
@@ -240,7 +241,7 @@ def qr_r(a):
 
 @internal_jit
 def _right_solve(b, r):
-    """``b R^-1`` for a square upper-triangular ``R``."""
+    """``b R^-1`` for a square invertible ``R`` (``R`` or ``R^T`` of a QR factor)."""
     return np.linalg.solve(np.ascontiguousarray(r.T), np.ascontiguousarray(b.T)).T
 
 

@@ -389,7 +389,7 @@ def fwd_inplace_binop(ctx, stmt, e):
         return  # integers, or arrays no tangent reaches
     if not (isinstance(ctx.typeof(expr.lhs.name), types.Array)
             and expr.immutable_fn in (operator.add, operator.sub)):
-        raise ctx.unsupported(f"the in-place operator '{expr.fn.__name__}'", stmt.loc)
+        raise ctx.unsupported(f"the in-place operator '{operator_name(expr.fn)}'", stmt.loc)
     if not ctx.active(expr.lhs):
         raise ctx.unsupported("accumulating into an array without a tangent", stmt.loc)
     if not ctx.active(expr.rhs):

@@ -77,6 +77,8 @@ def _module(tmp_path, monkeypatch, name, source):
     import importlib
     (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
     monkeypatch.syspath_prepend(str(tmp_path))
+    # teardown undoes these last-first: the placeholder comes back, then goes, as the
+    # name was absent before setitem; so the imported module is forgotten
     monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.delitem(sys.modules, name)
     return importlib.import_module(name)

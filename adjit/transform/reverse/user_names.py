@@ -10,7 +10,6 @@ from ...ir.nodes import source_name
 from ...rules.classify import call_name, operator_name
 
 
-
 class UserNames:
     """Mixin of ``ReverseContext`` (through ``Shadows``): ``user_name``."""
 

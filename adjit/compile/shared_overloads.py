@@ -9,16 +9,41 @@ was compiled twice in a process: once to capture the primal, once for the deriva
 which calls the same functions in its forward pass. ``gp_lml``'s first gradient compiled
 ``np.diag``, ``np.linalg.cholesky`` and ``np.eye`` twice each.
 
-Under ``SharedOverloadCompiles`` a pipeline pushes canonical flags instead: only the
-options that decide how a callee compiles and what it computes (NRT, ``nsz`` fast-math,
-the primal's error model and bounds checking). The function's own flags, which its passes
-read (wrappers among them), are unchanged.
+Under ``SharedOverloadCompiles`` a pipeline pushes canonical flags instead: the flags a
+plain ``@numba.njit`` function pushes, with the primal's error model and bounds checking
+(the options that change what a callee computes). So the overloads are also shared with
+the user's own ``@njit`` primal, which a user (and ``check_grad``) usually compiles in
+the same process: ``sequences_2d`` of the tests compiled 79 NumPy overloads for its
+primal, then the same 79 again for its gradient. The callees compile without adjit's
+``nsz`` fast-math, as the primal's do, so the forward pass computes what the primal
+computes. The function's own flags, which its passes read (wrappers and ``nsz`` among
+them), are unchanged.
+
+The canonical set is one shared, read-only object per error model and bounds checking.
+Numba keys its overload cache on ``(context, argument types, keywords, flags)``, and a
+``Flags`` object hashes by its option names only, so every lookup with a fresh copy
+compared all the options of both sets, twice (a tenth of the time the tests spent
+outside LLVM). An identical object compares equal at once.
 """
+import functools
+from types import MappingProxyType
+
 from numba.core.compiler import Flags
-from numba.core.cpu import FastMathOptions
+from numba.core.registry import cpu_target
 
 #: the options a canonical flag set carries over from the function's flags
 _SEMANTIC = ("error_model", "boundscheck")
+
+
+def _njit_flags():
+    """The flags Numba compiles a plain ``@njit`` function with, and pushes for its
+    callees (the dispatcher parses its options ``{"nopython": True}`` the same way)."""
+    flags = Flags()
+    cpu_target.options.parse_as_flags(flags, {"nopython": True})
+    return flags
+
+
+_NJIT_FLAGS = _njit_flags()
 
 
 class _CanonicalOnCopy(Flags):
@@ -28,13 +53,19 @@ class _CanonicalOnCopy(Flags):
     __slots__ = ()
 
     def copy(self):
-        canonical = Flags()
-        canonical.nrt = True
-        canonical.fastmath = FastMathOptions({"nsz"})
-        for name in _SEMANTIC:
-            if self.is_set(name):
-                setattr(canonical, name, getattr(self, name))
-        return canonical
+        return _canonical(tuple((name, getattr(self, name)) for name in _SEMANTIC
+                                if self.is_set(name)))
+
+
+@functools.lru_cache(maxsize=None)
+def _canonical(semantic):
+    """The one canonical flag set with the ``semantic`` options (name, value) set;
+    read-only, as it is shared (an option's setter raises ``TypeError``)."""
+    canonical = _NJIT_FLAGS.copy()
+    for name, value in semantic:
+        setattr(canonical, name, value)
+    canonical._values = MappingProxyType(dict(canonical._values))
+    return canonical
 
 
 class SharedOverloadCompiles:

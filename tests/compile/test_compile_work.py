@@ -138,6 +138,43 @@ def test_numpy_overloads_compile_once_for_capture_and_derivative():
     assert not [c for c in compiled if "zeros" in c[0]], compiled
 
 
+def _squared_differences(a):
+    return np.sum(np.diff(a) ** 2)
+
+
+def test_numpy_overloads_of_the_users_njit_primal_are_not_compiled_again():
+    """A user (and ``check_grad``) usually compiles the ``@njit`` primal before its
+    gradient. adjit's pipelines push the flags a plain ``@njit`` function pushes, so the
+    gradient reuses the NumPy overloads the primal compiled: before, every one of them
+    was compiled a second time under adjit's own flags. (2-D float32 ``diff``: a
+    signature no other test compiles first.)"""
+    from numba.core import event
+
+    compiled = []
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            func = ev.data["dispatcher"].py_func
+            if func.__module__.startswith("numba"):
+                compiled.append((func.__qualname__, ev.data["args"]))
+
+        def on_end(self, ev):
+            pass
+
+    a = np.array([[1.0, 3.0, 2.0], [0.5, -1.0, 4.0]], dtype=np.float32)
+    primal = numba.njit(_squared_differences)
+    with event.install_listener("numba:compile", Listener()):
+        primal(a)
+    assert [c for c in compiled if "diff" in c[0]], compiled  # the primal compiled it
+    compiled.clear()
+    with event.install_listener("numba:compile", Listener()):
+        g = adjit.grad(_squared_differences)(a)
+    d = np.diff(a)  # the gradient of sum(d ** 2): 2 d[j-1] - 2 d[j] at column j
+    expected = 2.0 * (np.pad(d, ((0, 0), (1, 0))) - np.pad(d, ((0, 0), (0, 1))))
+    np.testing.assert_allclose(g, expected, rtol=1e-6)
+    assert not [c for c in compiled if "diff" in c[0]], compiled
+
+
 def _sin_times(x):
     return np.sum(np.sin(x) * x)
 

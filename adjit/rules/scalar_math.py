@@ -121,6 +121,12 @@ def copysign_partial(a, b):
     return math.copysign(1.0, a) * math.copysign(1.0, b)
 
 
+def ldexp_partial(x, n):
+    """d ldexp(x, n) / dx = 2**n: ``ldexp(x, n)`` is ``x * 2**n`` for an integer ``n``,
+    which is not differentiated."""
+    return math.ldexp(1.0, n)
+
+
 defderivs((np.logaddexp,), lambda ans, a, b: math.exp(a - ans),
           lambda ans, a, b: math.exp(b - ans))
 defderivs((np.logaddexp2,), lambda ans, a, b: 2.0 ** (a - ans),
@@ -131,3 +137,4 @@ defderivs((np.sinc,), sinc_partial)
 defderivs((np.remainder, np.mod), ONE, lambda a, b: -math.floor(a / b))
 defderivs((np.fmod,), ONE, lambda a, b: -math.trunc(a / b))
 defderivs((np.copysign, math.copysign), copysign_partial, None)
+defderivs((np.ldexp, math.ldexp), ldexp_partial, None)

@@ -115,6 +115,8 @@ def np_remainder(x, y): return np.remainder(x, y) * x
 def np_mod(x, y): return np.mod(x, y) + x
 def np_fmod(x, y): return np.fmod(x, y) * y
 def np_copysign(x, y): return np.copysign(x, y) * x + y
+def m_ldexp(x, n): return math.ldexp(x * x, n) + x  # 2**n x^2 + x
+def np_ldexp(x, n): return np.ldexp(x, n) * x  # 2**n x^2
 def m_copysign(x, y): return math.copysign(x * x, y) + y
 
 
@@ -269,6 +271,8 @@ WITH_INT = [
     (int_times_float, [(0.7, 3), (0.7, -2)]),
     (float_plus_int, [(0.7, 3)]),
     (float_of_int, [(0.7, 3), (0.7, -2)]),
+    (m_ldexp, [(0.7, 3), (-1.3, -2)]),
+    (np_ldexp, [(0.7, 3), (-1.3, -2)]),
 ]
 
 
@@ -295,6 +299,26 @@ def test_binary(fn, points, dtype):
 def test_float_with_int_argument(fn, points, dtype):
     for x, n in points:
         check_grad(fn, dtype(x), n)
+
+
+def _ldexp_of_array(x, n):
+    return np.sum(np.ldexp(x, n) * np.sin(x))
+
+
+@pytest.mark.parametrize("fn,x,n", [(m_ldexp, -1.3, -2), (np_ldexp, 0.7, 3),
+                                    (np_ldexp, np.float32(0.7), 3),
+                                    (_ldexp_of_array, np.array([0.3, -1.2, 2.0]),
+                                     np.array([1, -2, 3]))],
+                         ids=["math", "numpy", "float32", "array"])
+def test_ldexp_in_every_mode(fn, x, n):
+    """``ldexp(x, n)`` is ``x * 2**n``: its integer exponent is not differentiated (the
+    grad of ``np_ldexp`` is ``2**(n+1) x``)."""
+    from adjit.testing import check_hvp, check_jvp
+    g = check_grad(fn, x, n)
+    if fn is np_ldexp:
+        assert g == pytest.approx(2.0 ** (n + 1) * x, rel=1e-6)
+    check_jvp(fn, x, n)
+    check_hvp(fn, x, n)
 
 
 def test_floordiv_and_mod_values():

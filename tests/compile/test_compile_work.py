@@ -2,6 +2,7 @@
 remembered inside adjit's pipelines (``compile/typing_memo.py``), and typing a captured
 function types its generated callees from their captured IR instead of compiling them
 (``GeneratedDispatcher.get_call_template``)."""
+import contextlib
 import math
 import operator
 
@@ -110,12 +111,10 @@ def _trace_of_float32(a):
     return np.sum(np.diag(a) * np.float32(3.0))
 
 
-def test_numpy_overloads_compile_once_for_capture_and_derivative():
-    """Capturing the primal types ``np.diag``, which compiles Numba's implementation; the
-    derivative's forward pass calls it again. Both pipelines push the same canonical
-    flags (``compile/shared_overloads.py``), so it is compiled once, not twice. The
-    shadow of the array ``np.diag`` makes is allocated in place (``zeros_shaped``), with
-    no compile of ``np.zeros``. (float32: signatures no other test compiles first.)"""
+@contextlib.contextmanager
+def _numba_compiles():
+    """Yield a list that collects ``(qualname, argument types)`` of each of Numba's own
+    functions (its NumPy overloads) compiled within the block."""
     from numba.core import event
 
     compiled = []
@@ -129,8 +128,18 @@ def test_numpy_overloads_compile_once_for_capture_and_derivative():
         def on_end(self, ev):
             pass
 
-    a = np.arange(1.0, 10.0, dtype=np.float32).reshape(3, 3)
     with event.install_listener("numba:compile", Listener()):
+        yield compiled
+
+
+def test_numpy_overloads_compile_once_for_capture_and_derivative():
+    """Capturing the primal types ``np.diag``, which compiles Numba's implementation; the
+    derivative's forward pass calls it again. Both pipelines push the same canonical
+    flags (``compile/shared_overloads.py``), so it is compiled once, not twice. The
+    shadow of the array ``np.diag`` makes is allocated in place (``zeros_shaped``), with
+    no compile of ``np.zeros``. (float32: signatures no other test compiles first.)"""
+    a = np.arange(1.0, 10.0, dtype=np.float32).reshape(3, 3)
+    with _numba_compiles() as compiled:
         g = adjit.grad(_trace_of_float32)(a)
     np.testing.assert_allclose(g, 3.0 * np.eye(3, dtype=np.float32))
     # at most once (an earlier test in this process may have compiled it already)
@@ -148,26 +157,12 @@ def test_numpy_overloads_of_the_users_njit_primal_are_not_compiled_again():
     gradient reuses the NumPy overloads the primal compiled: before, every one of them
     was compiled a second time under adjit's own flags. (2-D float32 ``diff``: a
     signature no other test compiles first.)"""
-    from numba.core import event
-
-    compiled = []
-
-    class Listener(event.Listener):
-        def on_start(self, ev):
-            func = ev.data["dispatcher"].py_func
-            if func.__module__.startswith("numba"):
-                compiled.append((func.__qualname__, ev.data["args"]))
-
-        def on_end(self, ev):
-            pass
-
     a = np.array([[1.0, 3.0, 2.0], [0.5, -1.0, 4.0]], dtype=np.float32)
     primal = numba.njit(_squared_differences)
-    with event.install_listener("numba:compile", Listener()):
+    with _numba_compiles() as compiled:
         primal(a)
     assert [c for c in compiled if "diff" in c[0]], compiled  # the primal compiled it
-    compiled.clear()
-    with event.install_listener("numba:compile", Listener()):
+    with _numba_compiles() as compiled:
         g = adjit.grad(_squared_differences)(a)
     d = np.diff(a)  # the gradient of sum(d ** 2): 2 d[j-1] - 2 d[j] at column j
     expected = 2.0 * (np.pad(d, ((0, 0), (1, 0))) - np.pad(d, ((0, 0), (0, 1))))

@@ -33,3 +33,14 @@ def copy_type(typ):
     typing = cpu_target.typing_context
     fnty = typing.resolve_value_type(np.copy)
     return typing.resolve_function_type(fnty, (typ,), {}).return_type
+
+
+def container_words(typ):
+    """A container type as a refusal names it to its user: ``a @jitclass Spring instance``
+    or ``a nested tuple`` rather than Numba's type name (which prints an address)."""
+    if isinstance(typ, types.ClassInstanceType):
+        return f"a @jitclass {typ.classname} instance"
+    if isinstance(typ, types.BaseTuple) and any(
+            isinstance(t, types.BaseTuple) for t in typ.types):
+        return "a nested tuple"
+    return f"a {typ}"

@@ -69,6 +69,14 @@ def _namedtuple(fn, expr, cls):
                 "fields as separate arguments, or a plain tuple (p = (a, b); p[0])")
 
 
+def _jitclass(fn, expr, cls):
+    if isinstance(fn.typeof(expr.func.name), types.ClassType):
+        return ("a @jitclass instance holding differentiated values has no rule: adjit "
+                "follows derivatives through floats, flat tuples of floats and float "
+                "arrays, so pass those to its methods (s.force(x, k)) instead of storing "
+                "them in its fields")
+
+
 def _optional_argument(fn, expr, cls):
     if any(isinstance(fn.typeof(a.name), types.Optional) for a in cls.args):
         return ("an argument may be None: Numba types the call that made it as returning "
@@ -142,7 +150,8 @@ def _scalar_rule_on_arrays(fn, expr, cls):
 
 #: the hints, most specific first
 HINTS = (_stencil_options, _unbound_arguments, _guvectorize, _ufunc_out_keyword,
-         _generator, _list_of_arrays, _list_of_array, _namedtuple, _optional_argument,
+         _generator, _list_of_arrays, _list_of_array, _namedtuple, _jitclass,
+         _optional_argument,
          _nan_to_num_copy, _no_arrays,
          _float64_only, _float32_arrays, _unhandled_rank, _fortran_order,
          _scalar_rule_on_arrays)

@@ -17,7 +17,8 @@ from numba.core import ir, types
 from ...compile.dispatcher import is_derivative
 from ...capture.effects import call_returns, call_writes, returned_argument_of_call
 from ...capture.returned_memory import result_sources, shares_argument_memory
-from ...ir.value_types import is_differentiable, is_float, is_float_array
+from ...ir.value_types import (container_words, is_differentiable, is_float,
+                               is_float_array)
 from ...rules.arrays import zeros_shadow
 from ...rules.classify import positional_count, refuse_omitted_default
 from .context import TAPE, bar, bar_item, shadow_arg
@@ -227,8 +228,12 @@ def refuse_opaque_arguments(ctx, stmt, groups):
     for g in groups:
         for a in g.args:
             if a.name in ctx.act.carriers and (not ctx.active_tuple(a) or g.packed):
-                raise ctx.unsupported(f"passing a {ctx.typeof(a.name)} holding "
-                                      "differentiated values to a call", stmt.loc)
+                raise ctx.unsupported(
+                    f"passing {ctx.user_name(a.name)}, {container_words(ctx.typeof(a.name))}"
+                    " holding differentiated values, to a call", stmt.loc,
+                    "adjit follows derivatives through floats, flat tuples of floats and "
+                    "float arrays: pass those to the call instead of an object or a "
+                    "nested tuple made from them")
 
 
 def refuse_untracked_writes(ctx, stmt, dispatcher):

@@ -25,7 +25,7 @@ from ...rules.arrays import (is_filled_allocation, add_indexed, add_in_bounds_at
                              lookup_array, restore_selection, sum_indexed, sum_selection,
                              zero_selection)
 from ...rules.core import ZERO
-from ...ir.value_types import is_differentiable, is_float
+from ...ir.value_types import container_words, is_differentiable, is_float
 from ...rules.classify import (array_op_site, call_name, classify_call, operator_name,
                                refuse_list_arguments, squared_operand, written_call_name)
 from ...rules.refusal_hints import unsupported_detail
@@ -269,12 +269,10 @@ def rev_getattr(ctx, stmt, e):
     site = array_op_site(ctx.fn, stmt.value)
     if site is None and (ctx.active_float(stmt.target) or ctx.active_array(stmt.target)):
         owner = stmt.value.value
-        typ = ctx.typeof(owner.name)
-        kind = (f"@jitclass {typ.classname} instance" if isinstance(
-            typ, types.ClassInstanceType) else str(typ))
         raise ctx.unsupported(
-            f"reading '.{stmt.value.attr}' of {ctx.user_name(owner.name)}, a {kind} "
-            "holding differentiated values", stmt.loc,
+            f"reading '.{stmt.value.attr}' of {ctx.user_name(owner.name)}, "
+            f"{container_words(ctx.typeof(owner.name))} holding differentiated values",
+            stmt.loc,
             "adjit follows derivatives through floats, tuples and float arrays; pass "
             "those to the code instead of an object made from them")
 
@@ -340,8 +338,13 @@ def rev_container_item(ctx, stmt, e):
     if isinstance(container, types.BaseTuple) and any(
             isinstance(t, (types.List, types.ListType)) for t in container.types):
         raise ctx.unsupported(*list_in_tuple_refusal(container, stmt.loc))
-    raise ctx.unsupported(f"reading {ctx.typeof(target.name)} out of {container}", stmt.loc,
-                          "only constant indices of flat tuples of floats have adjoints")
+    words = container_words(container)
+    advice = "only constant indices of flat tuples of floats have adjoints"
+    if words == "a nested tuple":
+        advice += (": return a flat tuple from the helper (lo, hi, m = stats(x)), not a "
+                   "tuple inside a tuple")
+    raise ctx.unsupported(f"reading a {ctx.typeof(target.name)} out of {words}", stmt.loc,
+                          advice)
 
 
 def rev_tuple_item_at(ctx, expr, target, e):

@@ -459,3 +459,23 @@ def test_a_nested_tuple_from_a_helper_is_refused_in_the_users_words():
     assert value == pytest.approx(spread * m, rel=1e-14)
     assert tangent == pytest.approx((v[1] - v[2]) * m + spread * np.mean(v), rel=1e-14)
     check_jvp(_spread_times_mean, x)
+
+
+@numba.njit
+def _first_times_inner(t):
+    return t[0] * t[1][0]
+
+
+def _nested_tuple_argument(x):
+    return _first_times_inner((x, (x * x, 1.0)))
+
+
+def test_a_nested_tuple_passed_to_a_helper_is_refused_in_the_users_words():
+    # it printed Numba's type, Tuple(float64, Tuple(float64, float64)); a tuple built in
+    # the call has no name of its own, so none is shown
+    with pytest.raises(adjit.UnsupportedError,
+                       match=r"(?s)passing a nested tuple holding differentiated values to "
+                             r"a call.*_nested_tuple_argument.*flat tuples") as info:
+        adjit.grad(_nested_tuple_argument)(0.7)
+    assert "Tuple(" not in str(info.value)
+    assert adjit.jvp(_nested_tuple_argument)(0.7, 1.0)[1] == pytest.approx(3 * 0.7 ** 2)

@@ -228,9 +228,11 @@ def refuse_opaque_arguments(ctx, stmt, groups):
     for g in groups:
         for a in g.args:
             if a.name in ctx.act.carriers and (not ctx.active_tuple(a) or g.packed):
+                what = f"{container_words(ctx.typeof(a.name))} holding differentiated values"
+                if not a.name.startswith("$"):  # a variable: named as written
+                    what = f"{ctx.user_name(a.name)}, {what},"
                 raise ctx.unsupported(
-                    f"passing {ctx.user_name(a.name)}, {container_words(ctx.typeof(a.name))}"
-                    " holding differentiated values, to a call", stmt.loc,
+                    f"passing {what} to a call", stmt.loc,
                     "adjit follows derivatives through floats, flat tuples of floats and "
                     "float arrays: pass those to the call instead of an object or a "
                     "nested tuple made from them")

@@ -22,8 +22,8 @@ them), are unchanged.
 The canonical set is one shared, read-only object per error model and bounds checking.
 Numba keys its overload cache on ``(context, argument types, keywords, flags)``, and a
 ``Flags`` object hashes by its option names only, so every lookup with a fresh copy
-compared all the options of both sets, twice (a tenth of the time the tests spent
-outside LLVM). An identical object compares equal at once.
+compared all the options of both sets (14 s of a 317 s profile of 27 tests). An
+identical object compares equal at once.
 """
 import functools
 from types import MappingProxyType

@@ -35,12 +35,17 @@ def copy_type(typ):
     return typing.resolve_function_type(fnty, (typ,), {}).return_type
 
 
+def is_nested_tuple(typ):
+    """A tuple with a tuple among its items (``((lo, hi), m)``)."""
+    return isinstance(typ, types.BaseTuple) and any(
+        isinstance(t, types.BaseTuple) for t in typ.types)
+
+
 def container_words(typ):
     """A container type as a refusal names it to its user: ``a @jitclass Spring instance``
     or ``a nested tuple`` rather than Numba's type name (which prints an address)."""
     if isinstance(typ, types.ClassInstanceType):
         return f"a @jitclass {typ.classname} instance"
-    if isinstance(typ, types.BaseTuple) and any(
-            isinstance(t, types.BaseTuple) for t in typ.types):
+    if is_nested_tuple(typ):
         return "a nested tuple"
     return f"a {typ}"

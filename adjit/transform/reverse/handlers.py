@@ -25,7 +25,8 @@ from ...rules.arrays import (is_filled_allocation, add_indexed, add_in_bounds_at
                              lookup_array, restore_selection, sum_indexed, sum_selection,
                              zero_selection)
 from ...rules.core import ZERO
-from ...ir.value_types import container_words, is_differentiable, is_float
+from ...ir.value_types import (container_words, is_differentiable, is_float,
+                               is_nested_tuple)
 from ...rules.classify import (array_op_site, call_name, classify_call, operator_name,
                                refuse_list_arguments, squared_operand, written_call_name)
 from ...rules.refusal_hints import unsupported_detail
@@ -338,13 +339,13 @@ def rev_container_item(ctx, stmt, e):
     if isinstance(container, types.BaseTuple) and any(
             isinstance(t, (types.List, types.ListType)) for t in container.types):
         raise ctx.unsupported(*list_in_tuple_refusal(container, stmt.loc))
-    words = container_words(container)
     advice = "only constant indices of flat tuples of floats have adjoints"
-    if words == "a nested tuple":
+    if is_nested_tuple(container):
         advice += (": return a flat tuple from the helper (lo, hi, m = stats(x)), not a "
                    "tuple inside a tuple")
-    raise ctx.unsupported(f"reading a {ctx.typeof(target.name)} out of {words}", stmt.loc,
-                          advice)
+    raise ctx.unsupported(
+        f"reading a {ctx.typeof(target.name)} out of {container_words(container)}",
+        stmt.loc, advice)
 
 
 def rev_tuple_item_at(ctx, expr, target, e):

@@ -462,6 +462,32 @@ def test_a_nested_tuple_from_a_helper_is_refused_in_the_users_words():
 
 
 @numba.njit
+def _two_pairs(v):
+    return (v[0] * v[1], v[2]), (v[1], v[0])
+
+
+def _pairs_product(x):
+    a, b = _two_pairs(x)
+    return a[0] * b[1] + a[1] * b[0]
+
+
+def test_a_tuple_read_out_of_a_nested_tuple_is_named_as_a_tuple():
+    # it printed "reading a UniTuple(float64 x 2) out of a nested tuple"
+    x = np.array([0.3, 1.2, -0.5])
+    with pytest.raises(adjit.UnsupportedError,
+                       match=r"(?s)reading a tuple out of a nested tuple.*_pairs_product"
+                             r".*return a flat tuple") as info:
+        adjit.grad(_pairs_product)(x)
+    assert "UniTuple" not in str(info.value)
+    # x0 x1 x0 + x2 x1: the tangent along v against the closed form
+    v = np.array([0.5, -1.0, 2.0])
+    value, tangent = adjit.jvp(_pairs_product)(x, v)
+    assert value == pytest.approx(x[0] * x[1] * x[0] + x[2] * x[1], rel=1e-14)
+    expected = (2 * x[0] * x[1] * v[0] + x[0] ** 2 * v[1] + v[2] * x[1] + x[2] * v[1])
+    assert tangent == pytest.approx(expected, rel=1e-14)
+
+
+@numba.njit
 def _first_times_inner(t):
     return t[0] * t[1][0]
 

@@ -26,8 +26,8 @@ from .stencils import StencilToHelper
 from .methods import (ContiguousAliases, FlatIterationToRavel, JitclassMethodsToCalls,
                       MethodsToFunctions)
 from .vectorize import VectorizeToLoops
-from .tuple_builds import (DivmodToBuild, TupleOperationsToBuilds, TupleSumToAdds,
-                           UnpackedRowsToIndexing)
+from .tuple_builds import (DivmodToBuild, TuplesToItems, TupleOperationsToBuilds,
+                           TupleSumToAdds, UnpackedRowsToIndexing)
 from .zero_dim import ZERO_DIM
 from ..ir.checks import after_rewrite
 from ..ir.nodes import global_value
@@ -333,7 +333,7 @@ NORMALISE = [UnknownStaticIndexToGetitem(), ContiguousAliases(), InplaceArrayToS
              *ZERO_DIM, VectorizeToLoops(),
              FlatIterationToRavel(), IndexArrayIteration(), IndexListIteration(),
              IndexTupleIteration(), TupleOperationsToBuilds(), TupleSumToAdds(),
-             DivmodToBuild(), UnpackedRowsToIndexing(),
+             DivmodToBuild(), UnpackedRowsToIndexing(), TuplesToItems(),
              ForwardTupleItems(), NestVariadicMinMax(), WholeArrayAxisReduction(),
              SquareToMultiply(),
              CommonElementReads()]

@@ -11,8 +11,11 @@ import operator
 from numba.core import ir, types
 from numba.core.typing import signature
 
+from numba.core.ir_utils import replace_vars_stmt
+
 from ..ir.builder import fresh_name
 from ..ir.nodes import defining_stmts
+from ..ir.value_types import is_float_array
 from .call_binding import unpack_tuple
 from .effects import unpacked_array
 
@@ -196,3 +199,135 @@ class DivmodToBuild:
             fn.calltypes[expr] = sig
             out.append(ir.Assign(expr, var, stmt.loc))
         return out, ir.Expr.build_tuple([a.target for a in out], stmt.loc)
+
+
+
+
+def _flat_tuple(typ):
+    """Whether ``typ`` is a non-empty tuple with no tuple inside."""
+    return (isinstance(typ, types.BaseTuple) and len(typ) > 0
+            and not any(isinstance(t, types.BaseTuple) for t in typ.types))
+
+
+class TuplesToItems:
+    """Tuples whose arrays reverse mode could not place become item variables:
+
+    - a tuple a phi merges (``state = step(state, h)`` in a loop, a tuple picked in one
+      branch or the other): ``t = phi(a, b)`` is ``t%k = phi(a%k, b%k)``, and every use
+      of ``t`` other than ``t[k]`` reads a tuple built from the items just before it;
+    - a tuple a call returned that is passed on to another call (``u = step(step(t))``):
+      the call gets a tuple built from its items.
+
+    Each such tuple ``a`` made once is read item by item where it is made,
+    ``a%k = a[k]``, and its reads ``a[k]`` become ``a%k``, so each item is read once.
+    Reverse mode knows where an array in a tuple comes from when the tuple is made once
+    (built here, an argument, or a call's result) and read item by item; merged item by
+    item, the arrays and floats are loop-carried values like any other. Nested tuples
+    are left as they are."""
+
+    name = "tuples_to_items"
+
+    def run(self, fn):
+        defs = defining_stmts(fn.func_ir.blocks)
+        phis = self.tuple_phis(fn, defs)
+        passed = self.passed_call_results(fn, defs)
+        split = set(passed) | set(phis)
+        for stmt in phis.values():
+            split.update(v.name for v in stmt.value.incoming_values)
+        if not split:
+            return
+        items = {}
+        for name in split:
+            items[name] = [fresh_name(f"{name}%item{k}") for k in range(len(fn.typeof(name)))]
+            for item, t in zip(items[name], fn.typeof(name).types):
+                fn.typemap[item] = t
+        for block in fn.func_ir.blocks.values():
+            body = []
+            for stmt in block.body:
+                body.extend(self.rewrite(fn, block.scope, stmt, phis, items))
+            block.body = body
+
+    @staticmethod
+    def tuple_phis(fn, defs):
+        """``{name: phi statement}`` of the phis of flat tuples whose incoming values are
+        all variables assigned once, fed by no tuple phi left as it is."""
+        found = {}
+        for name, stmts in defs.items():
+            value = stmts[0][1].value
+            if not (len(stmts) == 1 and isinstance(value, ir.Expr) and value.op == "phi"
+                    and _flat_tuple(fn.typeof(name))):
+                continue
+            if all(isinstance(v, ir.Var) and len(defs.get(v.name, ())) == 1
+                   and _flat_tuple(fn.typeof(v.name))
+                   and len(fn.typeof(v.name)) == len(fn.typeof(name))
+                   for v in value.incoming_values):
+                found[name] = stmts[0][1]
+
+        def fed_by_other_phi(stmt):
+            return any(getattr(defs[v.name][0][1].value, "op", None) == "phi"
+                       and v.name not in found for v in stmt.value.incoming_values)
+        while any(fed_by_other_phi(stmt) for stmt in found.values()):
+            found = {n: s for n, s in found.items() if not fed_by_other_phi(s)}
+        return found
+
+    @staticmethod
+    def passed_call_results(fn, defs):
+        """Names of the flat tuples holding float arrays that a call returned (assigned
+        once) and that are passed to a call."""
+        passed = set()
+        for block in fn.func_ir.blocks.values():
+            for stmt in block.find_exprs("call"):
+                passed.update(a.name for a in stmt.args)
+        found = set()
+        for name in passed:
+            stmts = defs.get(name, ())
+            typ = fn.typeof(name)
+            if (len(stmts) == 1 and getattr(stmts[0][1].value, "op", None) == "call"
+                    and _flat_tuple(typ) and any(is_float_array(t) for t in typ.types)):
+                found.add(name)
+        return found
+
+    @staticmethod
+    def rewrite(fn, scope, stmt, phis, items):
+        """The statements replacing ``stmt``: a tuple phi as item phis; item reads of
+        split tuples redirected to the items; a merged tuple (any use) or a split one
+        passed to a call read as a tuple built from its items; a split tuple made here
+        read item by item after it."""
+        loc = stmt.loc
+        target = stmt.target.name if isinstance(stmt, ir.Assign) else None
+        if target in phis:
+            out = []
+            for k, name in enumerate(items[target]):
+                phi = ir.Expr.phi(loc)
+                phi.incoming_values = [ir.Var(scope, items[v.name][k], loc)
+                                       for v in stmt.value.incoming_values]
+                phi.incoming_blocks = list(stmt.value.incoming_blocks)
+                out.append(ir.Assign(phi, ir.Var(scope, name, loc), loc))
+            return out
+        value = stmt.value if isinstance(stmt, ir.Assign) else None
+        if (isinstance(value, ir.Expr) and value.op == "static_getitem"
+                and isinstance(value.index, int) and value.value.name in items):
+            names = items[value.value.name]
+            if -len(names) <= value.index < len(names):
+                fn.calltypes.pop(value, None)
+                stmt.value = value = ir.Var(scope, names[value.index], loc)
+        call_args = ({a.name for a in value.args}
+                     if isinstance(value, ir.Expr) and value.op == "call" else set())
+        out, rename = [], {}
+        for var in stmt.list_vars():
+            if var.name in rename or var.name == target or not (
+                    var.name in phis or (var.name in items and var.name in call_args)):
+                continue
+            built = ir.Var(scope, fresh_name(f"{var.name}%built"), loc)
+            fn.typemap[built.name] = fn.typeof(var.name)
+            out.append(ir.Assign(ir.Expr.build_tuple(
+                [ir.Var(scope, n, loc) for n in items[var.name]], loc), built, loc))
+            rename[var.name] = built
+        if rename:
+            replace_vars_stmt(stmt, rename)
+        out.append(stmt)
+        if target in items:
+            out.extend(ir.Assign(ir.Expr.static_getitem(stmt.target, k, None, loc),
+                                 ir.Var(scope, name, loc), loc)
+                       for k, name in enumerate(items[target]))
+        return out

@@ -49,3 +49,11 @@ def container_words(typ):
     if is_nested_tuple(typ):
         return "a nested tuple"
     return f"a {typ}"
+
+
+def value_words(typ):
+    """A value read out of a container, as a refusal names it: ``a float64``, ``a
+    tuple`` (not Numba's ``UniTuple(float64 x 2)``), a container in its own words."""
+    if isinstance(typ, types.BaseTuple) and not is_nested_tuple(typ):
+        return "a tuple"
+    return container_words(typ)

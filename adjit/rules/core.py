@@ -67,6 +67,14 @@ def names_read(func):
             or ins.opname in ("LOAD_DEREF", "LOAD_CLOSURE")} | set(code.co_cellvars)
 
 
+def _returns_first_parameter(func):
+    """Whether ``func``'s code only returns its first parameter."""
+    ops = [(ins.opname, ins.argval) for ins in dis.get_instructions(func)
+           if ins.opname not in ("RESUME", "NOP", "CACHE")]
+    first = func.__code__.co_varnames[0]
+    return ops == [("LOAD_FAST", first), ("RETURN_VALUE", None)]
+
+
 class FuncPartial:
     """A partial derivative computed by a small numba-compiled function. One made with
     ``beside_primal`` also says how the forward sweep computes it next to its primal
@@ -84,6 +92,8 @@ class FuncPartial:
         offset = 1 if self.takes_ans else 0
         # which primal arguments the partial reads: only those are saved on the tape
         self.reads_args = tuple(i for i, p in enumerate(params[offset:]) if p in read)
+        # ``lambda ans, x: ans`` (exp): the result itself, used as it is (no kernel)
+        self.is_ans = self.takes_ans and _returns_first_parameter(func)
         self._jit = None
         self._lock = threading.Lock()
 

@@ -25,15 +25,14 @@ def fwd_tape_push(ctx, stmt, e):
     typ = types.unliteral(ctx.typeof(rec.name))
     if isinstance(typ, types.BaseTuple) and differentiable_items(typ):
         tan = ctx.tangent(e, rec)
-        items = [e.call(record_form, [e.item(tan, k, hint="t"), e.item(rec, index, hint="p")],
-                        hint="t")
+        items = [in_record_form(e, e.item(tan, k, hint="t"), rec, index, typ.types[index])
                  for k, index in enumerate(differentiable_items(typ))]
         items += [e.item(rec, k, hint="p") for k in range(len(typ.types))]
         expected = types.Tuple(list(tangent_type(typ).types) + list(typ.types))
         e.call(tape_rt.checked_push(expected), [tape, e.tuple(items, hint="duals")],
                hint="pushed")
     elif is_float(typ):
-        tan = e.call(record_form, [ctx.tangent(e, rec), rec], hint="t")
+        tan = e.call(as_dtype(typ).type, [ctx.tangent(e, rec)], hint="t")
         e.call(tape_rt.checked_push(types.Tuple([typ, typ])), [tape, e.tuple([tan, rec])],
                hint="pushed")
     else:
@@ -83,6 +82,15 @@ record_form = internal_jit(lambda tangent, primal: record_form_impl(tangent, pri
 # a conversion, linear in the tangent: forward mode over an hvp (a third derivative)
 # converts the tangent's tangent the same way
 deflinear(record_form, 0)
+
+
+def in_record_form(e, tangent, rec, index, typ):
+    """Item ``index`` of a record's tangent in its primal's type: a float by Numba's own
+    conversion (``np.float64(t)``, which compiles nothing of its own), an array by
+    ``record_form``."""
+    if is_float(typ):
+        return e.call(as_dtype(types.unliteral(typ)).type, [tangent], hint="t")
+    return e.call(record_form, [tangent, e.item(rec, index, hint="p")], hint="t")
 
 
 def fwd_tape_pop(ctx, stmt, e):

@@ -64,9 +64,19 @@ def is_product(partial):
 
 
 def emit_factor(e, partial, ans, args):
-    """The value of a partial that is multiplied with its seed (``is_product``)."""
+    """The value of a partial that is multiplied with its seed (``is_product``). A partial
+    that is the result (``exp``'s) is the result, and one that is a math function of the
+    argument (``sin``'s ``cos``: ``rules.core.beside_primal``) is that call: neither
+    compiles anything of its own, where a kernel is a compile per process (and forward
+    mode over it, in an hvp, a derived one)."""
     if isinstance(partial, ArgPartial):
         return args[partial.index]
+    if isinstance(partial, FuncPartial) and partial.is_ans:
+        return ans
+    if isinstance(partial, FuncPartial) and partial.beside is not None and len(args) == 1:
+        callee, negate = partial.beside
+        d = e.call(callee, [args[0]], hint="d")
+        return e.neg(d) if negate else d
     call_args = [ans] if partial.takes_ans else []
     for i, a in enumerate(args):
         call_args.append(a if i in partial.reads_args else e.const(0.0, hint="unused"))

@@ -112,9 +112,10 @@ def _trace_of_float32(a):
 
 
 @contextlib.contextmanager
-def _numba_compiles():
-    """Yield a list that collects ``(qualname, argument types)`` of each of Numba's own
-    functions (its NumPy overloads) compiled within the block."""
+def _numba_compiles(package="numba"):
+    """Yield a list that collects ``(qualname, argument types)`` of each function of
+    ``package`` (by default Numba's own: its NumPy overloads) compiled within the
+    block."""
     from numba.core import event
 
     compiled = []
@@ -122,8 +123,8 @@ def _numba_compiles():
     class Listener(event.Listener):
         def on_start(self, ev):
             func = ev.data["dispatcher"].py_func
-            if func.__module__.startswith("numba"):
-                compiled.append((func.__qualname__, ev.data["args"]))
+            if func.__module__.startswith(package):
+                compiled.append((func.__qualname__, ev.data["args"], func.__module__))
 
         def on_end(self, ev):
             pass
@@ -168,6 +169,37 @@ def test_numpy_overloads_of_the_users_njit_primal_are_not_compiled_again():
     expected = 2.0 * (np.pad(d, ((0, 0), (1, 0))) - np.pad(d, ((0, 0), (0, 1))))
     np.testing.assert_allclose(g, expected, rtol=1e-6)
     assert not [c for c in compiled if "diff" in c[0]], compiled
+
+
+def _trig_exp(x, y):
+    return math.sin(x) * y + math.cos(x * y) + math.exp(0.5 * x)
+
+
+def test_partials_that_are_the_result_or_a_math_call_compile_no_kernel():
+    """``sin``'s partial is ``cos(x)``, ``cos``'s ``-sin(x)``, ``exp``'s its result: the
+    derivative code calls ``math.cos`` (or reads the result) instead of compiling a
+    kernel per partial, and in an hvp forward mode derives those calls, not kernels. A
+    float item of a tape record takes its tangent by ``np.float32(t)``, not by a
+    compiled conversion (``forward_tape.record_form``). (float32: signatures no other
+    test in this file compiles first.)"""
+    x, y = np.float32(0.7), np.float32(1.3)
+    v = (np.float32(0.4), np.float32(-0.9))
+    with _numba_compiles("adjit") as compiled:
+        hv = adjit.hvp(_trig_exp, (0, 1))(x, y, *v)
+    kernels = [c for c in compiled
+               if c[2] in ("adjit.rules.scalar_math", "adjit.transform.forward_tape")]
+    assert not kernels, kernels
+    xf, yf = float(x), float(y)
+    u = xf * yf
+    hxx = -math.sin(xf) * yf - yf * yf * math.cos(u) + 0.25 * math.exp(0.5 * xf)
+    hxy = math.cos(xf) - math.sin(u) - u * math.cos(u)
+    hyy = -xf * xf * math.cos(u)
+    assert hv[0] == pytest.approx(hxx * v[0] + hxy * v[1], rel=1e-5)
+    assert hv[1] == pytest.approx(hxy * v[0] + hyy * v[1], rel=1e-5)
+    g = adjit.grad(_trig_exp, (0, 1))(x, y)
+    assert g[0] == pytest.approx(math.cos(xf) * yf - yf * math.sin(u)
+                                 + 0.5 * math.exp(0.5 * xf), rel=1e-5)
+    assert g[1] == pytest.approx(math.sin(xf) - xf * math.sin(u), rel=1e-5)
 
 
 def _sin_times(x):

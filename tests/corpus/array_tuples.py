@@ -1,7 +1,8 @@
 """Helpers that return or take tuples holding arrays, as Numba code writes them: option
 prices ``call, put = black_scholes(...)``, indicator bands, a leapfrog step
-``a, b = step(a, b)`` in a loop, an unused item ``call, _ = ...``, ``t[1]``, a mixed
-``(array, float, out)`` result, an ``out=`` argument handed back as an item, a tuple
+``a, b = step(a, b)`` in a loop, a state tuple ``state = step(state, h)`` carried
+through loops (of arrays, of floats), passed from step to step or picked in a branch,
+an unused item ``call, _ = ...``, ``t[1]``, a mixed ``(array, float, out)`` result, an ``out=`` argument handed back as an item, a tuple
 argument passed on to another helper, ``*arrays`` parameters and ``for a in arrays``
 over them or over a tuple built in the function, and a parameter tuple spread into a
 call (``RS(X, t, *args)``)."""
@@ -289,6 +290,65 @@ def iterates_built_tuple(X, Y):
     return s
 
 
+@numba.njit
+def _verlet(state, h):
+    pos, vel = state
+    acc = -np.sin(pos)
+    return (pos + h * vel + 0.5 * h * h * acc, vel + h * acc)
+
+
+def state_tuple_loop(q0, h):
+    """A Verlet integrator carrying ``state = (pos, vel)`` through its loop, its energy
+    read off each new state."""
+    state = (q0.copy(), np.zeros_like(q0))
+    e = 0.0
+    for _ in range(3):
+        state = _verlet(state, h)
+        e += np.sum(state[1] * state[1])
+    return e + np.sum(state[0] ** 2) + np.sum(np.cos(state[1]))
+
+
+def state_passed_on(q0, h):
+    """Two steps: the state one call returned is passed straight on to the next."""
+    first = _verlet((q0, np.sin(q0)), h)
+    second = _verlet(first, 2.0 * h)
+    return np.sum(second[0] * first[1]) + np.sum(second[1] ** 2)
+
+
+@numba.njit
+def _welford(acc, v):
+    n, mean, m2 = acc
+    n += 1.0
+    d = v - mean
+    mean += d / n
+    return n, mean, m2 + d * (v - mean)
+
+
+def float_state_in_nested_loops(X):
+    """Running moments ``acc = (n, mean, m2)`` carried through two nested loops."""
+    acc = (0.0, 0.0, 0.0)
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            acc = _welford(acc, X[i, j] * X[i, 0])
+    n, mean, m2 = acc
+    return mean * m2 / n
+
+
+@numba.njit
+def _pair_of_arrays(x):
+    return x * 2.0, np.sin(x)
+
+
+def tuple_from_branches(x, c):
+    """A tuple of arrays made by a call on one branch and built on the other."""
+    if c > 0:
+        t = _pair_of_arrays(x)
+    else:
+        t = (x, x * c)
+    a, b = t
+    return np.sum(a * b)
+
+
 CASES = [
     Case(option_book_value, (np.linspace(9.0, 11.0, 4), np.linspace(9.5, 10.5, 4),
                              np.linspace(0.2, 0.3, 4)), (0, 1, 2)),
@@ -312,6 +372,12 @@ CASES = [
     Case(iterates_star_arrays, (np.linspace(0.1, 0.9, 3), np.array([1.5, -0.5, 0.7])), (0, 1)),
     Case(iterates_built_tuple, (np.arange(6.0).reshape(2, 3) / 7.0,
                                 np.cos(np.arange(6.0)).reshape(2, 3)), (0, 1)),
+    Case(state_tuple_loop, (np.linspace(0.1, 0.9, 3), 0.2), (0, 1)),
+    Case(state_passed_on, (np.linspace(0.1, 0.9, 3), 0.2), (0, 1)),
+    Case(float_state_in_nested_loops, (np.array([[0.4, 1.1, -0.3], [0.9, 0.2, 1.5]]),)),
+    Case(tuple_from_branches, (np.linspace(0.1, 0.9, 3), 1.0), id="tuple_from_branches_call"),
+    Case(tuple_from_branches, (np.linspace(0.1, 0.9, 3), -1.5), (0, 1),
+         id="tuple_from_branches_built"),
     Case(returned_out_arguments, (np.array([0.0, 0.7, 1.9, 3.2]), np.array([1.0, 2.0, 0.5, 1.5]),
                                   np.zeros(4), np.zeros(4)), (0, 1)),
 ]

@@ -44,15 +44,6 @@ def reads_item_twice(x):
     return np.sum(a * b)
 
 
-def tuple_from_branches(x, c):
-    if c > 0:
-        t = _pair(x)
-    else:
-        t = (x, x)
-    a, b = t
-    return np.sum(a * b)
-
-
 @numba.njit
 def _zero_first(*arrays):
     for a in arrays:
@@ -117,7 +108,6 @@ REFUSED = [
                                    "its arrays"),
     (relays_tuple, (X,), "returning a tuple of arrays that another call made"),
     (reads_item_twice, (X,), "reading item 0 of the tuple 't' into two array variables"),
-    (tuple_from_branches, (X, 1.0), "'a' \\(an array made inside the function"),
     (writes_while_iterating, (X,), "writing into 'a', an array read out of a tuple at a "
                                    "variable index"),
     (iterates_returned_tuple, (X,), "reading an array out of '_pair_of\\(...\\)' at a "

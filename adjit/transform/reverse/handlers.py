@@ -25,7 +25,7 @@ from ...rules.arrays import (is_filled_allocation, add_indexed, add_in_bounds_at
                              lookup_array, restore_selection, sum_indexed, sum_selection,
                              zero_selection)
 from ...rules.core import ZERO
-from ...ir.value_types import (container_words, is_differentiable, is_float,
+from ...ir.value_types import (container_words, value_words, is_differentiable, is_float,
                                is_nested_tuple)
 from ...rules.classify import (array_op_site, call_name, classify_call, operator_name,
                                refuse_list_arguments, squared_operand, written_call_name)
@@ -344,7 +344,8 @@ def rev_container_item(ctx, stmt, e):
         advice += (": return a flat tuple from the helper (lo, hi, m = stats(x)), not a "
                    "tuple inside a tuple")
     raise ctx.unsupported(
-        f"reading a {ctx.typeof(target.name)} out of {container_words(container)}",
+        f"reading {value_words(ctx.typeof(target.name))} out of "
+        f"{container_words(container)}",
         stmt.loc, advice)
 
 

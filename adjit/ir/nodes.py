@@ -58,9 +58,10 @@ def node_kind(stmt):
 
 
 def source_name(name):
-    """A variable's name as the user wrote it: without Numba's SSA version (``y.1``) or
-    the tag a splice adds to an inlined function's variables (``d#fwd#66``)."""
-    return name.split("#")[0].split(".")[0]
+    """A variable's name as the user wrote it: without Numba's SSA version (``y.1``), the
+    tag a splice adds to an inlined function's variables (``d#fwd#66``) or the suffix of
+    a variable adjit made for it (``t%item0%7``, an item of the tuple ``t``)."""
+    return name.split("#")[0].split(".")[0].split("%")[0]
 
 
 #: how a user wrote the IR constructs no handler covers, and what to do instead

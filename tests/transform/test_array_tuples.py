@@ -51,6 +51,31 @@ def _zero_first(*arrays):
     return np.sum(arrays[0] * arrays[1])
 
 
+@numba.njit
+def _fill_first(t):
+    t[0][0] = t[1][1] * 3.0
+    return np.sum(t[0] * t[1])
+
+
+def writes_into_returned_tuple(x):
+    t = _pair(x)
+    return _fill_first(t)
+
+
+@numba.njit
+def _swap_and_write(t):
+    a, b = t
+    a[0] = b[0] * 2.0
+    return (b, a)
+
+
+def writes_into_carried_tuple(x):
+    t = (x.copy(), x * x)
+    for _ in range(3):
+        t = _swap_and_write(t)
+    return np.sum(t[0] * t[1])
+
+
 def writes_while_iterating(x):
     return _zero_first(x.copy(), 2.0 * x)
 
@@ -107,6 +132,11 @@ REFUSED = [
     (writes_into_tuple_item, (X,), "a tuple of arrays, to '_scale_first', which writes into "
                                    "its arrays"),
     (relays_tuple, (X,), "returning a tuple of arrays that another call made"),
+    # passed on (a call's result, a tuple carried through a loop): named as written
+    (writes_into_returned_tuple, (X,), "passing 't', a tuple of arrays, to '_fill_first', "
+                                       "which writes into its arrays"),
+    (writes_into_carried_tuple, (X,), "passing 't', a tuple of arrays, to "
+                                      "'_swap_and_write', which writes into its arrays"),
     (reads_item_twice, (X,), "reading item 0 of the tuple 't' into two array variables"),
     (writes_while_iterating, (X,), "writing into 'a', an array read out of a tuple at a "
                                    "variable index"),

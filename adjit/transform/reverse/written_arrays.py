@@ -106,6 +106,8 @@ class WrittenArrays:
     def _container_name(self, name):
         """How the user wrote a container argument: ``'(pos, vel)'`` for a tuple built
         in the call, else its ``user_name``."""
+        if "%built" in name:  # a tuple rebuilt from its items (capture.tuple_builds)
+            return self.user_name(name.split("%built")[0])
         made = self.definition(name)
         if not (isinstance(made, ir.Expr) and made.op == "build_tuple"):
             return self.user_name(name)

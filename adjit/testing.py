@@ -304,6 +304,13 @@ def check_hvp(f, *args, argnums=0, seed=0, rtol=None, atol=None):
     import adjit
     _require_compiled_primal("check_hvp", f, _primal(f), args)
     nums = argnums if isinstance(argnums, tuple) else (argnums,)
+    for k in nums:  # (a tangent is drawn for each: say what adjit.hvp would say)
+        if isinstance(k, int) and -len(args) <= k < len(args) and not (
+                _is_float_scalar(args[k]) or _is_float_array(args[k])):
+            raise adjit.ArgumentError(
+                f"check_hvp({_name(f)}): argnums includes argument {k}, of type "
+                f"{_describe(args[k])}; only float scalars and float arrays are "
+                "differentiable")
     rng = np.random.default_rng(seed)
     vs = [_scaled_direction(rng, args[k]) for k in nums]  # (scaled per argument)
     depth = _current_depth()

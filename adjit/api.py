@@ -110,7 +110,8 @@ class _Wrapper:
             active = tuple(i for i, t in enumerate(primal_types) if is_differentiable(t))
             refuse_float_tuples(self.fname, self.names, primal_types)
         else:
-            check_differentiable(self.fname, self.names, primal_types, self.argnums)
+            check_differentiable(self.fname, self.names, primal_types, self.argnums,
+                                 tuples=True)
             check_scalar_output(self.fname, capture(self.func, primal_types))
             active = self.argnums
         program = derive(self.func, primal_types, active)
@@ -135,7 +136,7 @@ class _Wrapper:
             e = self._check_ybar(blocks, e, primal_types, ybar_type, y, args[n])
             if written:
                 y = _detached(e, y, capture(self.func, primal_types).return_type)
-        shadows = [e.call(zeros_shadow, [args[i]], hint="shadow") for i in program.array_args]
+        shadows = [_zero_shadow(e, args[i], primal_types[i]) for i in program.array_args]
         seed = args[n] if self.kind == "vjp" else e.const(
             np.float32(1.0) if capture(self.func, primal_types).return_type == types.float32
             else 1.0, hint="one")
@@ -146,10 +147,34 @@ class _Wrapper:
                 cots = e.tuple([e.item(cots, i) for i in range(given)])
             e.ret(e.tuple([y, cots]))
             return blocks
-        grads = [e.item(cots, i) for i in self.argnums]
+        grads = [_gradient(e, cots, i, primal_types[i], shadows, program.array_args)
+                 for i in self.argnums]
         result = grads[0] if self.single else e.tuple(grads)
         e.ret(e.tuple([y, result]) if self.kind == "value_and_grad" else result)
         return blocks
+
+
+def _zero_shadow(e, arg, typ):
+    """The zero shadow a reverse pass increments for an array argument; for a tuple
+    argument, the tuple of its items' shadows (0 for a float item)."""
+    if not isinstance(typ, types.BaseTuple):
+        return e.call(zeros_shadow, [arg], hint="shadow")
+    return e.tuple([e.call(zeros_shadow, [e.item(arg, k)], hint="shadow")
+                    if isinstance(t, types.Array) else e.const(0.0, hint="zero")
+                    for k, t in enumerate(typ.types)], hint="shadows")
+
+
+def _gradient(e, cots, i, typ, shadows, array_args):
+    """Argument ``i``'s gradient: its item of the reverse pass's cotangents, or for a
+    tuple of floats and float arrays the tuple of its items' gradients (an array item's
+    is its shadow, a float item's its cotangent), as JAX returns a tuple's."""
+    if not isinstance(typ, types.BaseTuple):
+        return e.item(cots, i)
+    cot = e.item(cots, i, hint="cot")
+    shadow = shadows[array_args.index(i)] if i in array_args else None
+    return e.tuple([e.item(shadow, k, hint="g") if isinstance(t, types.Array)
+                    else e.item(cot, k, hint="g") for k, t in enumerate(typ.types)],
+                   hint="grads")
 
 
 def _detached(e, y, ytype):
@@ -395,7 +420,7 @@ class _HVPWrapper:
                 f"defaults may be omitted) and then one tangent per argnums entry "
                 f"({len(self.argnums)}); got {len(flat)} values")
         defaults, primal_types = trailing_defaults(py_func, flat[:n], n)
-        check_differentiable(fname, self.names, primal_types, self.argnums)
+        check_differentiable(fname, self.names, primal_types, self.argnums, tuples=True)
         check_tangents(fname, self.names, primal_types, self.argnums, flat[n:])
         g = grad(self.func, self.argnums[0] if self.single else self.argnums)
         # the others are held fixed: no tangents (a float in a typed Dict needs none)
@@ -406,23 +431,50 @@ class _HVPWrapper:
         packed = e.assign(ir.Arg("args", 0, e.loc), target="args")
         values = [e.item(packed, k, hint="a") for k in range(len(flat))]
         args = values[:n] + [omitted_default(e, d) for d in defaults]
-        given = {i: tangent_in_primal_type(e, values[n + k], flat[n + k], args[i],
-                                            primal_types[i])
+        given = {i: _tangent_as_argument(e, values[n + k], flat[n + k], args[i],
+                                         primal_types[i])
                  for k, i in enumerate(self.argnums)}
-        for k, i in enumerate(self.argnums):
-            if needs_contiguous(primal_types[i], flat[n + k]):
-                given[i] = e.call(np.ascontiguousarray, [given[i]], hint="tangent")
         tangents = [given[i] for i in active]
         # checked here, or the grad inside would refuse the call as grad(f)'s
         e = check_written_arguments_apart(blocks, e, f"hvp({fname})", self.names, args[:n],
                                           primal_types, written_arguments(self.func,
                                                                           primal_types))
         for i, v in given.items():
-            if is_float_array(primal_types[i]):
-                e = check_shape(blocks, e, args[i], v, TANGENT_SHAPE.format(self.names[i]))
+            for path, t in _array_leaves(primal_types[i]):
+                where = self.names[i] + "".join(f"[{k}]" for k in path)
+                e = check_shape(blocks, e, _leaf(e, args[i], path), _leaf(e, v, path),
+                                TANGENT_SHAPE.format(where))
         dual = e.call(program.dispatcher, args + tangents, hint="dual")
         e.ret(e.item(dual, 1))
         return blocks
+
+
+def _tangent_as_argument(e, tangent, tangent_type, primal, primal_type):
+    """A tangent converted to its argument's number type and, for a C-ordered array, to
+    C order (``tangent_in_primal_type``, ``needs_contiguous``); a tuple's item by item."""
+    if isinstance(primal_type, types.BaseTuple):
+        return e.tuple([_tangent_as_argument(e, e.item(tangent, k), tt, e.item(primal, k), pt)
+                        for k, (tt, pt) in enumerate(zip(tangent_type.types,
+                                                         primal_type.types))],
+                       hint="tangent")
+    converted = tangent_in_primal_type(e, tangent, tangent_type, primal, primal_type)
+    if needs_contiguous(primal_type, tangent_type):
+        return e.call(np.ascontiguousarray, [converted], hint="tangent")
+    return converted
+
+
+def _array_leaves(typ, path=()):
+    """``(path, type)`` of each float array in an argument (itself, or a tuple's items)."""
+    if isinstance(typ, types.BaseTuple):
+        return [leaf for k, t in enumerate(typ.types) for leaf in _array_leaves(t, path + (k,))]
+    return [(path, typ)] if is_float_array(typ) else []
+
+
+def _leaf(e, value, path):
+    """The item of ``value`` at ``path`` (``value`` itself for an empty path)."""
+    for k in path:
+        value = e.item(value, k)
+    return value
 
 
 def hessian(func, cache=False):

@@ -87,13 +87,23 @@ def normalise_argnums(argnums, nparams, fname):
     return tuple(out), single
 
 
-def check_differentiable(fname, names, argtypes, argnums):
-    """An int/bool argument in argnums is a user error: say which one."""
+def is_differentiable_tuple(typ):
+    """A flat tuple of float scalars and float arrays (``params = (W, b)``), which
+    ``grad`` differentiates item by item, as JAX does a tuple."""
+    return (isinstance(typ, types.BaseTuple) and len(typ) > 0
+            and all(is_differentiable(t) for t in typ.types))
+
+
+def check_differentiable(fname, names, argtypes, argnums, tuples=False):
+    """An int/bool argument in argnums is a user error: say which one. ``tuples``: a
+    flat tuple of floats and float arrays is differentiable too."""
     for i in argnums:
-        if not is_differentiable(argtypes[i]):
+        if not (is_differentiable(argtypes[i])
+                or (tuples and is_differentiable_tuple(argtypes[i]))):
             raise ArgumentError(
                 f"argnums includes argument {i} ('{names[i]}') of {fname}, which has type "
-                f"{argtypes[i]}; only float scalars and float arrays are differentiable")
+                f"{argtypes[i]}; only float scalars and float arrays"
+                f"{' (and flat tuples of these)' if tuples else ''} are differentiable")
 
 
 def refuse_float_tuples(fname, names, argtypes):
@@ -146,13 +156,20 @@ def check_tangents(fname, names, primal_types, active, tangent_types):
             f"({', '.join(names[i] for i in active) or 'none'}): expected {len(active)} "
             f"tangents, got {len(tangent_types)}")
     for i, t in zip(active, tangent_types):
-        p = primal_types[i]
-        ok = (is_float(p) and isinstance(t, (types.Float, types.Integer))) or (
-            is_float_array(p) and isinstance(t, types.Array) and t.ndim == p.ndim
-            and isinstance(t.dtype, types.Float))
-        if not ok:
+        if not _tangent_matches(primal_types[i], t):
             raise ArgumentError(f"jvp({fname}): the tangent of '{names[i]}' must match its "
-                                f"type {p}; got {t}")
+                                f"type {primal_types[i]}; got {t}")
+
+
+def _tangent_matches(p, t):
+    """Whether ``t`` can be the tangent of an argument of type ``p``: a number for a
+    float, a float array of its rank for a float array, a tuple of such for a tuple."""
+    if isinstance(p, types.BaseTuple):
+        return (isinstance(t, types.BaseTuple) and len(t) == len(p)
+                and all(_tangent_matches(pk, tk) for pk, tk in zip(p.types, t.types)))
+    return (is_float(p) and isinstance(t, (types.Float, types.Integer))) or (
+        is_float_array(p) and isinstance(t, types.Array) and t.ndim == p.ndim
+        and isinstance(t.dtype, types.Float))
 
 
 def tangent_in_primal_type(e, tangent, tangent_type, primal, primal_type):

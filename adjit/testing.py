@@ -70,6 +70,28 @@ def _scaled_direction(rng, a):
     return float(rng.standard_normal()) * scale
 
 
+def _hvp_argument(a):
+    """A float scalar, a float array, or a non-empty flat tuple of these."""
+    if isinstance(a, tuple):
+        return bool(a) and all(_is_float_scalar(x) or _is_float_array(x) for x in a)
+    return _is_float_scalar(a) or _is_float_array(a)
+
+
+def _step(a, h, v):
+    """``a + h v``, of ``a``'s type (a 0-d array plus a scalar is a NumPy scalar)."""
+    moved = a + h * v
+    return np.asarray(moved) if isinstance(a, np.ndarray) else moved
+
+
+def _leaves(blocks, nums):
+    """``(argument, float64 array)`` per block, a tuple argument's block item by item."""
+    out = []
+    for k, b in zip(nums, blocks):
+        items = b if isinstance(b, tuple) else (b,)
+        out.extend((k, np.asarray(item, dtype=np.float64)) for item in items)
+    return out
+
+
 def _random_like(rng, a):
     """A standard normal array of ``a``'s shape and dtype (a 0-d array stays an array)."""
     return np.asarray(rng.standard_normal(a.shape), dtype=a.dtype)
@@ -305,14 +327,15 @@ def check_hvp(f, *args, argnums=0, seed=0, rtol=None, atol=None):
     _require_compiled_primal("check_hvp", f, _primal(f), args)
     nums = argnums if isinstance(argnums, tuple) else (argnums,)
     for k in nums:  # (a tangent is drawn for each: say what adjit.hvp would say)
-        if isinstance(k, int) and -len(args) <= k < len(args) and not (
-                _is_float_scalar(args[k]) or _is_float_array(args[k])):
+        if isinstance(k, int) and -len(args) <= k < len(args) and not _hvp_argument(args[k]):
             raise adjit.ArgumentError(
                 f"check_hvp({_name(f)}): argnums includes argument {k}, of type "
-                f"{_describe(args[k])}; only float scalars and float arrays are "
-                "differentiable")
+                f"{_describe(args[k])}; only float scalars, float arrays and flat tuples "
+                "of these are differentiable")
     rng = np.random.default_rng(seed)
-    vs = [_scaled_direction(rng, args[k]) for k in nums]  # (scaled per argument)
+    # (scaled per argument; a tuple's per item)
+    vs = [tuple(_scaled_direction(rng, a) for a in args[k]) if isinstance(args[k], tuple)
+          else _scaled_direction(rng, args[k]) for k in nums]
     depth = _current_depth()
     hv = adjit.hvp(f, argnums=argnums)(*args, *vs)
     if _current_depth() != depth:
@@ -326,18 +349,15 @@ def check_hvp(f, *args, argnums=0, seed=0, rtol=None, atol=None):
     def moved(sign):
         new = list(_copy_args(args))
         for k, v in zip(nums, vs):
-            moved_arg = args[k] + sign * h * v
-            # a 0-d array plus a scalar is a NumPy scalar: keep the argument's type
-            new[k] = np.asarray(moved_arg) if isinstance(args[k], np.ndarray) else moved_arg
+            new[k] = (tuple(_step(a, sign * h, d) for a, d in zip(args[k], v))
+                      if isinstance(args[k], tuple) else _step(args[k], sign * h, v))
         g = grad(*new)
-        return [np.asarray(b, dtype=np.float64) for b in (g if isinstance(argnums, tuple)
-                                                           else (g,))]
+        return _leaves(g if isinstance(argnums, tuple) else (g,), nums)
 
     plus, minus = moved(1.0), moved(-1.0)
-    blocks = hv if isinstance(argnums, tuple) else (hv,)
-    for k, got, p, m in zip(nums, blocks, plus, minus):
+    blocks = _leaves(hv if isinstance(argnums, tuple) else (hv,), nums)
+    for (k, got), (_, p), (_, m) in zip(blocks, plus, minus):
         fd = (p - m) / (2 * h)
-        got = np.asarray(got, dtype=np.float64)
         scale = max(1.0, float(np.max(np.abs(fd))))
         if got.shape != fd.shape or not np.all(np.abs(got - fd) <= atol + 1e-4 * scale
                                                + rtol * np.abs(fd)):

@@ -475,16 +475,17 @@ def test_a_wrong_gradient_fails_the_dot_product_test_at_every_step(fake):
         check_grad(f_array, np.linspace(-1.0, 1.0, 200))
 
 
-def _tuple_params_loss(params, x):
-    W, b = params
-    return np.sum(np.tanh(W @ x + b) ** 2)
+
+def _nested_params_loss(params, x):
+    (W, b), c = params
+    return np.sum(np.tanh(W @ x + b) ** 2) * c
 
 
 @pytest.mark.parametrize("check", [testing.check_grad, testing.check_hvp])
-def test_a_tuple_argument_is_an_argument_error_in_every_check(check):
+def test_a_nested_tuple_argument_is_an_argument_error_in_every_check(check):
     """check_hvp drew its random tangent before calling adjit.hvp, and NumPy failed on
-    the tuple (a ValueError); every check says what adjit says: not differentiable."""
-    params = (0.5 * np.eye(2), np.array([0.1, -0.2]))
-    with pytest.raises(adjit.ArgumentError, match="argument 0.*only float scalars and "
-                                                  "float arrays are differentiable"):
-        check(_tuple_params_loss, params, np.array([1.0, 0.5]))
+    the tuple it could not take (a ValueError); every check says what adjit says."""
+    params = ((0.5 * np.eye(2), np.array([0.1, -0.2])), 2.0)
+    with pytest.raises(adjit.ArgumentError, match="argument 0.*only float scalars"
+                                                  ".*flat tuples of these.*differentiable"):
+        check(_nested_params_loss, params, np.array([1.0, 0.5]))

@@ -76,6 +76,21 @@ def writes_into_carried_tuple(x):
     return np.sum(t[0] * t[1])
 
 
+@numba.njit
+def _pick(t, c):
+    if c > 0:
+        return t
+    return (t[1], t[0])
+
+
+def returns_tuple_argument(x):
+    t = (x * 2.0, np.cos(x))
+    for i in range(3):
+        t = _pick(t, i - 1)
+    a, b = t
+    return np.sum(a * b * b)
+
+
 def writes_while_iterating(x):
     return _zero_first(x.copy(), 2.0 * x)
 
@@ -135,6 +150,8 @@ REFUSED = [
     # passed on (a call's result, a tuple carried through a loop): named as written
     (writes_into_returned_tuple, (X,), "passing 't', a tuple of arrays, to '_fill_first', "
                                        "which writes into its arrays"),
+    (returns_tuple_argument, (X,), "returning the tuple argument 't' itself in function "
+                                   "'_pick'"),
     (writes_into_carried_tuple, (X,), "passing 't', a tuple of arrays, to "
                                       "'_swap_and_write', which writes into its arrays"),
     (reads_item_twice, (X,), "reading item 0 of the tuple 't' into two array variables"),

@@ -143,7 +143,13 @@ class ReversePass:
         """Each active array item of a returned tuple ``(call, put)`` takes its item of
         ``ybar`` into its shadow (an empty item stands for no cotangent)."""
         ctx = self.ctx
-        made = ctx.definition(ctx.tuple_root(ret.name))
+        root = ctx.tuple_root(ret.name)
+        made = ctx.definition(root)
+        if isinstance(made, ir.Arg):
+            raise UnsupportedError(f"returning the tuple argument '{made.name}' itself",
+                                   ctx.fn.name, e.loc, "return a tuple of new arrays "
+                                   "(copies: (a.copy(), b.copy())), or let the caller keep "
+                                   "using its own tuple")
         if not (isinstance(made, ir.Expr) and made.op == "build_tuple"):
             raise UnsupportedError("returning a tuple of arrays that another call made",
                                    ctx.fn.name, e.loc, "unpack it and return "

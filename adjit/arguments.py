@@ -8,7 +8,6 @@ import operator
 import numba
 import numpy as np
 from numba.core import ir, types
-from numba.np.numpy_support import as_dtype
 
 from .capture.typed_ir import py_function_of
 from .compile.inline_library import internal_jit
@@ -180,9 +179,9 @@ def tangent_in_primal_type(e, tangent, tangent_type, primal, primal_type):
     dtype = getattr(tangent_type, "dtype", tangent_type)
     if dtype == getattr(primal_type, "dtype", primal_type):
         return tangent
+    from .transform.forward_tape import as_float_type, record_form
     if isinstance(primal_type, types.Float):  # Numba's own conversion: no compile
-        return e.call(as_dtype(primal_type).type, [tangent], hint="tangent")
-    from .transform.forward_tape import record_form
+        return as_float_type(e, tangent, primal_type)
     return e.call(record_form, [tangent, primal], hint="tangent")
 
 

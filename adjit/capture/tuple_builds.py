@@ -1,4 +1,5 @@
-"""Tuple concatenation and slicing become tuples built item by item.
+"""Tuple concatenation and slicing become tuples built item by item; tuples merged by a
+phi or passed on from call to call become item variables (``TuplesToItems``).
 
 ``t = a + b`` of two tuples and ``t = a[i:j]`` of a tuple have no rule of their own: a
 concatenation has the ``+`` operator's, which is for numbers, and reverse mode found no
@@ -9,13 +10,12 @@ and the tuple built that they are.
 import operator
 
 from numba.core import ir, types
-from numba.core.typing import signature
-
 from numba.core.ir_utils import replace_vars_stmt
+from numba.core.typing import signature
 
 from ..ir.builder import fresh_name
 from ..ir.nodes import defining_stmts
-from ..ir.value_types import is_float_array
+from ..ir.value_types import is_float_array, is_nested_tuple
 from .call_binding import unpack_tuple
 from .effects import unpacked_array
 
@@ -201,12 +201,9 @@ class DivmodToBuild:
         return out, ir.Expr.build_tuple([a.target for a in out], stmt.loc)
 
 
-
-
 def _flat_tuple(typ):
     """Whether ``typ`` is a non-empty tuple with no tuple inside."""
-    return (isinstance(typ, types.BaseTuple) and len(typ) > 0
-            and not any(isinstance(t, types.BaseTuple) for t in typ.types))
+    return isinstance(typ, types.BaseTuple) and len(typ) > 0 and not is_nested_tuple(typ)
 
 
 class TuplesToItems:

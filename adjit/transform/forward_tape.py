@@ -32,7 +32,7 @@ def fwd_tape_push(ctx, stmt, e):
         e.call(tape_rt.checked_push(expected), [tape, e.tuple(items, hint="duals")],
                hint="pushed")
     elif is_float(typ):
-        tan = e.call(as_dtype(typ).type, [ctx.tangent(e, rec)], hint="t")
+        tan = as_float_type(e, ctx.tangent(e, rec), typ)
         e.call(tape_rt.checked_push(types.Tuple([typ, typ])), [tape, e.tuple([tan, rec])],
                hint="pushed")
     else:
@@ -84,12 +84,17 @@ record_form = internal_jit(lambda tangent, primal: record_form_impl(tangent, pri
 deflinear(record_form, 0)
 
 
+def as_float_type(e, value, typ):
+    """``value`` in the float type ``typ`` by Numba's own conversion (``np.float64(v)``),
+    which compiles nothing of its own (``record_form`` is a compile per signature)."""
+    return e.call(as_dtype(types.unliteral(typ)).type, [value], hint="t")
+
+
 def in_record_form(e, tangent, rec, index, typ):
-    """Item ``index`` of a record's tangent in its primal's type: a float by Numba's own
-    conversion (``np.float64(t)``, which compiles nothing of its own), an array by
-    ``record_form``."""
+    """Item ``index`` of a record's tangent in its primal's type: a float by
+    ``as_float_type``, an array by ``record_form``."""
     if is_float(typ):
-        return e.call(as_dtype(types.unliteral(typ)).type, [tangent], hint="t")
+        return as_float_type(e, tangent, typ)
     return e.call(record_form, [tangent, e.item(rec, index, hint="p")], hint="t")
 
 

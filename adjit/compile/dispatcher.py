@@ -326,7 +326,7 @@ def is_derivative(func):
 
 
 def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None,
-                         primal=None, plain=False, optimise_alone=False):
+                         primal=None, plain=False, optimise_alone=False, options=None):
     """A Numba dispatcher whose IR per signature is ``builder(argtypes)``.
 
     ``internal`` functions are never called from Python: they have no CPython or C
@@ -335,7 +335,8 @@ def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None
     own passes always, those of callees where LLVM's cost model says). ``primal`` is the
     function being differentiated, whose semantic options the derivative keeps. A
     ``plain`` function computes a primal (see ``is_derivative``). An ``optimise_alone``
-    internal function also gets the module passes by itself first."""
+    internal function also gets the module passes by itself first. ``options`` are more
+    Numba options (a fused kernel's ``error_model``)."""
     stub = make_stub(name, arg_names, builder, defaults)
     stub._adjit_plain = plain
     # messages about its code name the function it derives (``loss``, not ``grad_loss``)
@@ -354,7 +355,7 @@ def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None
     # through it, and building it cost 13 ms of every first gradient. Numba's ordinary
     # calls, from Python and from ``@njit`` code, and dispatcher arguments do not use it.
     options = {"nopython": True, "fastmath": {"nsz"}, "no_cfunc_wrapper": True,
-               **primal_options(primal)}
+               **primal_options(primal), **(options or {})}
     if internal:
         # not forceinline: a transform holds its own passes (ir.inlining), and LLVM's
         # cost model decides for the passes of callees

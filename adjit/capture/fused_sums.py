@@ -1,0 +1,485 @@
+"""``np.sum`` of an elementwise expression becomes one loop over a fused scalar kernel.
+
+``np.sum(np.sin(x) * x)`` computes two whole temporaries and sums the second. Its
+derivative would keep them too: one loop and one temporary per operation going forward,
+and one adjoint array per operation going back. ``FuseElementwiseSums`` rewrites the sum
+of a tree of elementwise operations (NumPy ufuncs that have a scalar rule, the arithmetic
+operators, comparisons) into a call of a helper that loops over the elements once and adds
+``kernel(x[i], ...)``, where the kernel is the tree's scalar form, built as Numba IR from
+the tree's own statements (``np.sin(a) * a``). adjit then derives the loop and the kernel
+like any ``@njit`` code: the gradient is one loop, the same as a hand-written one.
+
+What is fused, so that the rewrite never changes what the code computes:
+- every operation of the tree returns a float (or, for a comparison, boolean) array of
+  the rank of the summed array, and is read only by the next operation of the tree;
+- its operands are float64 arrays of that rank, numbers, or other operations of the tree
+  (lower-rank arrays, which broadcast along trailing axes, are left to the general rules);
+- no statement between the tree's first operation and the sum may write memory, so
+  reading the operands at the sum reads the same values;
+- at most ``MAX_OPERANDS`` distinct operands (constants are copied into the kernel).
+
+Operands broadcast as NumPy's: an axis of length 1 is read at 0 (a step of 0 along it,
+fixed before the loop), and shapes that do not broadcast raise ``ValueError``. The loop
+adds in the order ``np.sum`` does (memory order: C, or Fortran for a Fortran result).
+The kernel is compiled with ``error_model="numpy"``, as the array operations it replaces
+divide by zero to inf rather than raise.
+"""
+import operator
+import threading
+
+import numpy as np
+from numba.core import ir, ssa, types
+from numba.core.compiler import run_frontend
+from numba.core.registry import cpu_target
+
+from ..compile.caches import owned_cache
+from ..compile.dispatcher import generated_dispatcher
+from ..compile.inline_library import internal_jit
+from ..ir.builder import fresh_name
+from ..ir.nodes import single_definition
+from ..rules.classify import callee_object, elementwise_parts
+
+MAX_OPERANDS = 8
+#: the fewest operations worth fusing: ``np.sum(np.sin(x))`` alone already has a rule
+#: whose reverse is one loop
+MIN_NODES = 2
+
+_lock = threading.RLock()
+_kernels = owned_cache("fused_sum_kernel")
+_helpers = owned_cache("fused_sum_helper")
+
+
+# ---- the operands' shapes: broadcast as NumPy's, a step of 0 along an axis of length 1 ---
+
+@internal_jit
+def _steps1(a):
+    """Steps of a 1-D operand: 0 along an axis of length 1 (broadcast), else 1. (A step,
+    not a conditional index, whose branch a derivative would record per element.)"""
+    return (0 if a.shape[0] == 1 else 1,)
+
+
+@internal_jit
+def _steps2(a):
+    return (0 if a.shape[0] == 1 else 1, 0 if a.shape[1] == 1 else 1)
+
+
+@internal_jit
+def _steps3(a):
+    return (0 if a.shape[0] == 1 else 1, 0 if a.shape[1] == 1 else 1,
+            0 if a.shape[2] == 1 else 1)
+
+
+_STEPS = {1: _steps1, 2: _steps2, 3: _steps3}
+
+
+@internal_jit
+def _axis(n, m):
+    """The broadcast length of axes of lengths ``n`` and ``m``, as NumPy's."""
+    if n == m or n == 1:
+        return m
+    if m == 1:
+        return n
+    raise ValueError("operands could not be broadcast together")
+
+
+@internal_jit
+def _fit(a, shape):
+    """``shape`` broadcast with array operand ``a``'s (of the same rank)."""
+    if len(shape) == 1:
+        return (_axis(a.shape[0], shape[0]),)
+    if len(shape) == 2:
+        return (_axis(a.shape[0], shape[0]), _axis(a.shape[1], shape[1]))
+    return (_axis(a.shape[0], shape[0]), _axis(a.shape[1], shape[1]),
+            _axis(a.shape[2], shape[2]))
+
+
+# ---- the loops: templates whose placeholder call becomes the element's computation ------
+
+def _element(i, j, k):
+    """Placeholder in the templates: where the operands are read and the kernel called."""
+
+
+def _loops_1d(shape):
+    total = 0.0
+    for i in range(shape[0]):
+        total += _element(i, 0, 0)
+    return total
+
+
+def _loops_2d(shape):
+    total = 0.0
+    for i in range(shape[0]):
+        for j in range(shape[1]):
+            total += _element(i, j, 0)
+    return total
+
+
+def _loops_2d_fortran(shape):
+    total = 0.0
+    for j in range(shape[1]):
+        for i in range(shape[0]):
+            total += _element(i, j, 0)
+    return total
+
+
+def _loops_3d(shape):
+    total = 0.0
+    for i in range(shape[0]):
+        for j in range(shape[1]):
+            for k in range(shape[2]):
+                total += _element(i, j, k)
+    return total
+
+
+def _loops_3d_fortran(shape):
+    total = 0.0
+    for k in range(shape[2]):
+        for j in range(shape[1]):
+            for i in range(shape[0]):
+                total += _element(i, j, k)
+    return total
+
+
+#: (rank, Fortran order) -> the loop nest, adding in the order ``np.sum`` reads memory
+_LOOPS = {(1, False): _loops_1d, (1, True): _loops_1d, (2, False): _loops_2d,
+          (2, True): _loops_2d_fortran, (3, False): _loops_3d, (3, True): _loops_3d_fortran}
+
+
+def fused_sum_helper(tree, ranks, ndim, fortran):
+    """The helper ``(operands..., shape) -> sum`` adding the fused kernel of ``tree``
+    (``_kernel``) over operands of ``ranks`` (0 for a number), for a result of rank
+    ``ndim`` (cached): a generated plain function, which adjit derives as any loop."""
+    key = (tree, tuple(ranks), ndim, fortran)
+    with _lock:
+        if key not in _helpers:
+            kernel = _kernel(tree, len(ranks))
+            names = [f"a{k}" for k in range(len(ranks))] + ["shape"]
+
+            def build(argtypes):
+                return _helper_blocks(_LOOPS[ndim, fortran], kernel, ranks, ndim)
+            _helpers[key] = generated_dispatcher("fused_sum", names, build, plain=True)
+        return _helpers[key]
+
+
+def _helper_blocks(template, kernel, ranks, ndim):
+    """The template's IR with the operands as arguments, their shapes broadcast and steps
+    taken before the loops, and each element read and passed to ``kernel``."""
+    func_ir = run_frontend(template)
+    entry = func_ir.blocks[min(func_ir.blocks)]
+    scope, loc = entry.scope, entry.loc
+    (shape_arg,) = [s for s in entry.body if isinstance(s, ir.Assign)
+                    and isinstance(s.value, ir.Arg)]
+    shape = shape_arg.target
+    prologue, operands, steps = [], [], {}
+    for k, rank in enumerate(ranks):
+        var = ir.Var(scope, f"a{k}", loc)
+        prologue.append(ir.Assign(ir.Arg(f"a{k}", k, loc), var, loc))
+        operands.append(var)
+    prologue.append(ir.Assign(ir.Arg("shape", len(ranks), loc), shape, loc))
+    for k, rank in enumerate(ranks):
+        if rank:
+            prologue += _called(scope, loc, _fit, [operands[k], shape], shape)
+            steps[k] = ir.Var(scope, f"steps{k}", loc)
+            prologue += _called(scope, loc, _STEPS[rank], [operands[k]], steps[k])
+    at = entry.body.index(shape_arg)
+    entry.body[at:at + 1] = prologue
+    placeholder = {s.target.name for b in func_ir.blocks.values() for s in b.body
+                   if isinstance(s, ir.Assign) and isinstance(s.value, ir.Global)
+                   and s.value.value is _element}
+    for block in func_ir.blocks.values():
+        for n, stmt in enumerate(block.body):
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and \
+                    stmt.value.op == "call" and stmt.value.func.name in placeholder:
+                reads, elements = _element_reads(scope, loc, operands, steps,
+                                                 stmt.value.args[:ndim])
+                block.body[n:n + 1] = reads + _called(scope, loc, kernel, elements,
+                                                      stmt.target)
+                break
+    for block in func_ir.blocks.values():  # the placeholder itself, a Python function
+        block.body = [s for s in block.body if not (
+            isinstance(s, ir.Assign) and s.target.name in placeholder)]
+    ssa.reconstruct_ssa(func_ir)
+    return func_ir.blocks
+
+
+def _called(scope, loc, callee, args, target):
+    """Statements ``target = callee(*args)``."""
+    func = ir.Var(scope, fresh_name("$fused_callee"), loc)
+    return [ir.Assign(ir.Global(callee.__name__, callee, loc), func, loc),
+            ir.Assign(ir.Expr.call(func, list(args), (), loc), target, loc)]
+
+
+def _element_reads(scope, loc, operands, steps, positions):
+    """Statements reading each operand at ``positions`` (a number is itself): the index
+    along each axis is the position times the operand's step. Returns them and the
+    variables holding the elements."""
+    stmts, elements = [], []
+    for k, var in enumerate(operands):
+        if k not in steps:
+            elements.append(var)
+            continue
+        index = []
+        for d, position in enumerate(positions):
+            step = ir.Var(scope, fresh_name(f"$step{k}_{d}"), loc)
+            stmts.append(ir.Assign(ir.Expr.static_getitem(steps[k], d, None, loc), step,
+                                   loc))
+            at = ir.Var(scope, fresh_name(f"$at{k}_{d}"), loc)
+            stmts.append(ir.Assign(ir.Expr.binop(operator.mul, position, step, loc), at,
+                                   loc))
+            index.append(at)
+        if len(index) > 1:
+            tup = ir.Var(scope, fresh_name(f"$index{k}"), loc)
+            stmts.append(ir.Assign(ir.Expr.build_tuple(index, loc), tup, loc))
+            index = [tup]
+        element = ir.Var(scope, fresh_name(f"$element{k}"), loc)
+        stmts.append(ir.Assign(ir.Expr.getitem(var, index[0], loc), element, loc))
+        elements.append(element)
+    return stmts, elements
+
+
+# ---- the kernel: the tree's statements, on numbers ------------------------------------
+
+def _kernel(tree, arity):
+    """The generated scalar kernel of ``tree``: ``(nodes, loc)`` where each node is
+    ``(op, primitive, operand refs)`` in evaluation order and a ref is ``("arg", k)``,
+    ``("node", n)`` or ``("const", type name, value)``; the last node is the result,
+    and ``loc`` the ``(file, line)`` of the sum."""
+    with _lock:
+        if (tree, arity) not in _kernels:
+            names = [f"a{k}" for k in range(arity)]
+
+            def build(argtypes):
+                return _kernel_blocks(tree, names)
+            _kernels[tree, arity] = generated_dispatcher(
+                "fused_kernel", names, build, internal=True, plain=True,
+                options={"error_model": "numpy"})
+        return _kernels[tree, arity]
+
+
+def _kernel_blocks(tree, names):
+    """Untyped IR of the kernel: read the arguments, compute each node, return the last."""
+    nodes, loc = tree[0], tree[1]
+    loc = ir.Loc(*loc)
+    scope = ir.Scope(None, loc)
+    block = ir.Block(scope, loc)
+    args = []
+    for k, name in enumerate(names):
+        var = ir.Var(scope, name, loc)
+        block.append(ir.Assign(ir.Arg(name, k, loc), var, loc))
+        args.append(var)
+    results = []
+    for op, fn, refs in nodes:
+        operands = []
+        for ref in refs:
+            if ref[0] == "arg":
+                operands.append(args[ref[1]])
+            elif ref[0] == "node":
+                operands.append(results[ref[1]])
+            else:
+                var = ir.Var(scope, fresh_name("$fused_const"), loc)
+                block.append(ir.Assign(ir.Const(ref[2], loc), var, loc))
+                operands.append(var)
+        target = ir.Var(scope, fresh_name("$fused"), loc)
+        block.append(ir.Assign(_node_expr(scope, block, op, fn, operands, loc), target, loc))
+        results.append(target)
+    ret = ir.Var(scope, fresh_name("$fused_ret"), loc)
+    block.append(ir.Assign(ir.Expr.cast(results[-1], loc), ret, loc))
+    block.append(ir.Return(ret, loc))
+    return {0: block}
+
+
+def _node_expr(scope, block, op, fn, operands, loc):
+    """The expression of one node on numbers (a ufunc is called on them)."""
+    if op == "binop":
+        return ir.Expr.binop(fn, operands[0], operands[1], loc)
+    if op == "unary":
+        return ir.Expr.unary(fn, operands[0], loc)
+    func = ir.Var(scope, fresh_name("$fused_fn"), loc)
+    block.append(ir.Assign(ir.Global(fn.__name__, fn, loc), func, loc))
+    return ir.Expr.call(func, operands, (), loc)
+
+
+# ---- the pass -------------------------------------------------------------------------
+
+#: values a statement between the tree and the sum may compute: none writes memory
+_INERT_OPS = ("getattr", "static_getitem", "getitem", "build_tuple", "cast", "binop",
+              "unary", "typed_getitem")
+
+
+class FuseElementwiseSums:
+    """``s = np.sum(<elementwise tree>)`` -> ``s = fused_sum(operands..., shape)``."""
+
+    name = "fuse_elementwise_sums"
+
+    def run(self, fn):
+        uses = _use_counts(fn.func_ir.blocks)
+        for block in fn.func_ir.blocks.values():
+            for stmt in list(block.body):
+                value = stmt.value if isinstance(stmt, ir.Assign) else None
+                if isinstance(value, ir.Expr) and value.op == "call" and _is_sum(fn, value):
+                    _Fusion(fn, block, stmt, uses).apply()
+
+
+def _is_sum(fn, value):
+    """Whether ``value`` is ``np.sum(a)`` of a float64 array of rank 1 to 3."""
+    if value.kws or value.vararg or value.varkwarg or len(value.args) != 1:
+        return False
+    if callee_object(fn, value.func) is not np.sum:
+        return False
+    typ = fn.typeof(value.args[0].name)
+    return (isinstance(typ, types.Array) and typ.dtype == types.float64
+            and 1 <= typ.ndim <= 3)
+
+
+def _use_counts(blocks):
+    """How many statements read each variable."""
+    counts = {}
+    for block in blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, ir.Del):
+                continue
+            for var in stmt.list_vars():
+                if isinstance(stmt, ir.Assign) and var is stmt.target:
+                    continue
+                counts[var.name] = counts.get(var.name, 0) + 1
+    return counts
+
+
+def _pure_call(fn, value):
+    """Whether ``value`` calls a NumPy ufunc or a ``math`` function (on numbers: the
+    ``np.log(s)`` of ``np.log(s) * x``), which writes nothing."""
+    if value.op != "call" or value.kws or value.vararg:
+        return False
+    callee = callee_object(fn, value.func)
+    return isinstance(callee, np.ufunc) or getattr(callee, "__module__", None) == "math"
+
+
+class _NotFusable(Exception):
+    """An operand the kernel cannot take: the tree is not fused."""
+
+
+#: elementwise operators whose scalar form on numbers could differ from the array form
+_LEFT_ALONE = (operator.mod, operator.floordiv)
+
+
+class _Fusion:
+    """The tree under one ``np.sum`` and its rewrite."""
+
+    def __init__(self, fn, block, stmt, uses):
+        self.fn, self.block, self.stmt, self.uses = fn, block, stmt, uses
+        self.summed = stmt.value.args[0]
+        self.ndim = fn.typeof(self.summed.name).ndim
+        self.position = {id(s): k for k, s in enumerate(block.body)}
+        self.defs = {s.target.name: s for s in block.body if isinstance(s, ir.Assign)}
+        self.nodes, self.fused, self.leaves = [], [], {}
+
+    def apply(self):
+        """Rewrite the sum when its tree is worth fusing and can be; else leave it."""
+        try:
+            if self.visit(self.summed)[0] != "node":
+                return
+        except _NotFusable:
+            return
+        if len(self.nodes) < MIN_NODES or len(self.leaves) > MAX_OPERANDS:
+            return
+        if not self.nothing_written_between():
+            return
+        self.rewrite()
+
+    def node_parts(self, var):
+        """``(stmt, prim, operands)`` when ``var`` is an operation this tree can take in."""
+        stmt = self.defs.get(var.name)
+        if stmt is None or self.uses.get(var.name, 0) != 1 or \
+                self.position[id(stmt)] >= self.position[id(self.stmt)]:
+            return None
+        parts = elementwise_parts(self.fn, stmt.value)
+        if parts is None or parts[0] in _LEFT_ALONE:
+            return None
+        result = self.fn.calltypes[stmt.value].return_type
+        if result.ndim != self.ndim or result.dtype not in (types.float64, types.boolean):
+            return None
+        if parts[0] is operator.pow and not isinstance(
+                types.unliteral(self.fn.typeof(parts[1][1].name)), (types.Float, types.Array)):
+            return None  # ``x ** 3``: a number's integer power multiplies, an array's calls pow
+        return stmt, parts[0], parts[1]
+
+    def visit(self, var):
+        """The kernel's reference to ``var``: a node of the tree or an operand."""
+        parts = self.node_parts(var)
+        if parts is not None:
+            saved = (list(self.nodes), list(self.fused), dict(self.leaves))
+            try:
+                stmt, prim, operands = parts
+                refs = tuple(self.visit(a) for a in operands)
+            except _NotFusable:  # its operands cannot be fused: it is an operand itself
+                self.nodes, self.fused, self.leaves = saved
+            else:
+                self.nodes.append((stmt.value.op, prim, refs))
+                self.fused.append(stmt)
+                return ("node", len(self.nodes) - 1)
+        return self.operand(var)
+
+    def operand(self, var):
+        """The reference to an operand: a constant, or an argument slot of the kernel."""
+        const = single_definition(self.fn.func_ir.blocks, var.name)
+        if isinstance(const, ir.Const) and type(const.value) in (float, int, bool):
+            return ("const", type(const.value).__name__, const.value)
+        typ = types.unliteral(self.fn.typeof(var.name))
+        if isinstance(typ, types.Array):
+            if typ.ndim != self.ndim or typ.dtype != types.float64:
+                raise _NotFusable(var.name)
+        elif not isinstance(typ, (types.Float, types.Integer, types.Boolean)):
+            raise _NotFusable(var.name)
+        self.leaves.setdefault(var.name, (len(self.leaves), var))
+        return ("arg", self.leaves[var.name][0])
+
+    def nothing_written_between(self):
+        """Whether every statement from the tree's first operation to the sum computes a
+        value without writing memory (the operands are read at the sum instead)."""
+        fused = {id(s) for s in self.fused}
+        first = min(self.position[id(s)] for s in self.fused)
+        for stmt in self.block.body[first:self.position[id(self.stmt)]]:
+            if id(stmt) in fused or isinstance(stmt, ir.Del):
+                continue
+            if not isinstance(stmt, ir.Assign):
+                return False
+            value = stmt.value
+            if isinstance(value, (ir.Const, ir.Global, ir.FreeVar, ir.Var, ir.Arg)):
+                continue
+            if not isinstance(value, ir.Expr):
+                return False
+            if value.op not in _INERT_OPS and elementwise_parts(self.fn, value) is None \
+                    and not _pure_call(self.fn, value):
+                return False
+        return True
+
+    def rewrite(self):
+        """Call the helper in place of ``np.sum`` and drop the fused statements."""
+        fn, block, loc = self.fn, self.block, self.stmt.loc
+        operands = [var for _, var in sorted(self.leaves.values(), key=lambda p: p[0])]
+        ranks = [getattr(types.unliteral(fn.typeof(v.name)), "ndim", 0) for v in operands]
+        fortran = fn.typeof(self.summed.name).layout == "F" and self.ndim > 1
+        tree = (tuple(self.nodes), (loc.filename, loc.line))
+        helper = fused_sum_helper(tree, ranks, self.ndim, fortran)
+        first_array = operands[ranks.index(self.ndim)]
+        shape = ir.Var(block.scope, fresh_name(f"{first_array.name}%fshape"), loc)
+        func = ir.Var(block.scope, fresh_name("$fused_sum"), loc)
+        args = operands + [shape]
+        fnty = types.Dispatcher(helper)
+        shape_type = types.UniTuple(types.intp, self.ndim)
+        argtypes = tuple(shape_type if a is shape else fn.typeof(a.name) for a in args)
+        sig = cpu_target.typing_context.resolve_function_type(fnty, argtypes, {})
+        if sig is None or sig.return_type != types.float64:
+            return
+        at = block.body.index(self.stmt)
+        block.body[at:at] = [ir.Assign(ir.Expr.getattr(first_array, "shape", loc), shape, loc),
+                             ir.Assign(ir.Global(helper.__name__, helper, loc), func, loc)]
+        fn.typemap[shape.name], fn.typemap[func.name] = shape_type, fnty
+        new = ir.Expr.call(func, args, (), loc)
+        del fn.calltypes[self.stmt.value]
+        fn.calltypes[new] = sig
+        self.stmt.value = new
+        gone = {s.target.name for s in self.fused}
+        block.body = [s for s in block.body if not (
+            any(s is f for f in self.fused)
+            or (isinstance(s, ir.Del) and s.value in gone))]

@@ -1,28 +1,32 @@
-"""``np.sum`` of an elementwise expression becomes one loop over a fused scalar kernel.
+"""``np.sum`` or ``np.mean`` of an elementwise expression becomes one loop.
 
 ``np.sum(np.sin(x) * x)`` computes two whole temporaries and sums the second. Its
-derivative would keep them too: one loop and one temporary per operation going forward,
-and one adjoint array per operation going back. ``FuseElementwiseSums`` rewrites the sum
-of a tree of elementwise operations (NumPy ufuncs that have a scalar rule, the arithmetic
-operators, comparisons) into a call of a helper that loops over the elements once and adds
-``kernel(x[i], ...)``, where the kernel is the tree's scalar form, built as Numba IR from
-the tree's own statements (``np.sin(a) * a``). adjit then derives the loop and the kernel
-like any ``@njit`` code: the gradient is one loop, the same as a hand-written one.
+derivative kept them too: one loop and one temporary per operation going forward, and one
+adjoint array per operation going back. ``FuseElementwiseSums`` rewrites the sum (or mean,
+or ``.sum()``) of a tree of elementwise operations (NumPy ufuncs that have a scalar rule,
+the arithmetic operators, comparisons) into a call of a generated helper: one loop over
+the elements whose body is the tree's own statements applied to numbers
+(``total += np.sin(a[i]) * a[i]``), built as Numba IR from a template loop nest
+(``_loops_*``). adjit then derives that loop as any hand-written one: the gradient is one
+loop and no temporaries.
 
 What is fused, so that the rewrite never changes what the code computes:
-- every operation of the tree returns a float (or, for a comparison, boolean) array of
-  the rank of the summed array, and is read only by the next operation of the tree;
+- every operation of the tree returns a float64 (or, for a comparison, boolean) array of
+  the rank of the summed array, and only the tree reads it (``d * d`` reads ``d`` twice);
 - its operands are float64 arrays of that rank, numbers, or other operations of the tree
-  (lower-rank arrays, which broadcast along trailing axes, are left to the general rules);
-- no statement between the tree's first operation and the sum may write memory, so
-  reading the operands at the sum reads the same values;
-- at most ``MAX_OPERANDS`` distinct operands (constants are copied into the kernel).
+  (a lower-rank array, which broadcasts along trailing axes, makes its operation an
+  operand, computed as written); ``%``, ``//`` and integer powers are left alone, as a
+  number's integer power multiplies where an array's calls ``pow``;
+- no statement between the tree's first operation and the sum writes memory, so reading
+  the operands at the sum reads the same values;
+- at least ``MIN_NODES`` operations and at most ``MAX_OPERANDS`` distinct operands
+  (constants are copied into the loop).
 
 Operands broadcast as NumPy's: an axis of length 1 is read at 0 (a step of 0 along it,
 fixed before the loop), and shapes that do not broadcast raise ``ValueError``. The loop
-adds in the order ``np.sum`` does (memory order: C, or Fortran for a Fortran result).
-The kernel is compiled with ``error_model="numpy"``, as the array operations it replaces
-divide by zero to inf rather than raise.
+adds in the order ``np.sum`` and ``np.mean`` do (memory order: C, or Fortran for a
+Fortran result), so the value is the primal's to the bit. The helper is compiled with
+``error_model="numpy"``: the array operations it replaces divide by zero to inf.
 """
 import operator
 import threading
@@ -45,7 +49,6 @@ MAX_OPERANDS = 8
 MIN_NODES = 2
 
 _lock = threading.RLock()
-_kernels = owned_cache("fused_sum_kernel")
 _helpers = owned_cache("fused_sum_helper")
 
 
@@ -99,11 +102,36 @@ def _element(i, j, k):
     """Placeholder in the templates: where the operands are read and the kernel called."""
 
 
+def _finish(total, shape):
+    """Placeholder in the templates: the result from the total (``_FINISH``)."""
+
+
+@internal_jit
+def _total(total, shape):
+    """``np.sum``'s result: the total."""
+    return total
+
+
+@internal_jit
+def _mean(total, shape):
+    """``np.mean``'s result: the total over the count (NaN for no elements, as Numba's)."""
+    size = 1
+    for n in shape:
+        size *= n
+    if size == 0:
+        return np.nan
+    return total / size
+
+
+#: the reduction -> what its result is made of the total
+_FINISH = {np.sum: _total, np.mean: _mean}
+
+
 def _loops_1d(shape):
     total = 0.0
     for i in range(shape[0]):
         total += _element(i, 0, 0)
-    return total
+    return _finish(total, shape)
 
 
 def _loops_2d(shape):
@@ -111,7 +139,7 @@ def _loops_2d(shape):
     for i in range(shape[0]):
         for j in range(shape[1]):
             total += _element(i, j, 0)
-    return total
+    return _finish(total, shape)
 
 
 def _loops_2d_fortran(shape):
@@ -119,7 +147,7 @@ def _loops_2d_fortran(shape):
     for j in range(shape[1]):
         for i in range(shape[0]):
             total += _element(i, j, 0)
-    return total
+    return _finish(total, shape)
 
 
 def _loops_3d(shape):
@@ -128,7 +156,7 @@ def _loops_3d(shape):
         for j in range(shape[1]):
             for k in range(shape[2]):
                 total += _element(i, j, k)
-    return total
+    return _finish(total, shape)
 
 
 def _loops_3d_fortran(shape):
@@ -137,7 +165,7 @@ def _loops_3d_fortran(shape):
         for j in range(shape[1]):
             for i in range(shape[0]):
                 total += _element(i, j, k)
-    return total
+    return _finish(total, shape)
 
 
 #: (rank, Fortran order) -> the loop nest, adding in the order ``np.sum`` reads memory
@@ -145,26 +173,37 @@ _LOOPS = {(1, False): _loops_1d, (1, True): _loops_1d, (2, False): _loops_2d,
           (2, True): _loops_2d_fortran, (3, False): _loops_3d, (3, True): _loops_3d_fortran}
 
 
-def fused_sum_helper(tree, ranks, ndim, fortran):
-    """The helper ``(operands..., shape) -> sum`` adding the fused kernel of ``tree``
-    (``_kernel``) over operands of ``ranks`` (0 for a number), for a result of rank
-    ``ndim`` (cached): a generated plain function, which adjit derives as any loop."""
-    key = (tree, tuple(ranks), ndim, fortran)
+def fused_sum_helper(tree, ranks, ndim, fortran, reduction=np.sum):
+    """The helper ``(operands..., shape) -> sum`` adding the statements of ``tree``
+    (``_kernel_stmts``) over operands of ``ranks`` (0 for a number), for a result of rank
+    ``ndim`` (cached): a generated plain function, which adjit derives as any loop.
+    ``reduction`` (``np.sum`` or ``np.mean``) says what it returns of the total."""
+    key = (tree, tuple(ranks), ndim, fortran, reduction)
     with _lock:
         if key not in _helpers:
-            kernel = _kernel(tree, len(ranks))
-            names = [f"a{k}" for k in range(len(ranks))] + ["shape"]
+            names = [f"a{k}" for k in range(len(ranks))] + ["shape"] + [
+                f"step{k}_{d}" for k, rank in enumerate(ranks) for d in range(rank)]
 
             def build(argtypes):
-                return _helper_blocks(_LOOPS[ndim, fortran], kernel, ranks, ndim)
-            _helpers[key] = generated_dispatcher("fused_sum", names, build, plain=True)
+                return _helper_blocks(_LOOPS[ndim, fortran], tree, ranks, ndim,
+                                      _FINISH[reduction])
+            # the array operations it replaces divide by zero to inf, not raise
+            _helpers[key] = generated_dispatcher("fused_sum", names, build, plain=True,
+                                                 options={"error_model": "numpy"})
         return _helpers[key]
 
 
-def _helper_blocks(template, kernel, ranks, ndim):
+def _helper_blocks(template, tree, ranks, ndim, finish):
     """The template's IR with the operands as arguments, their shapes broadcast and steps
-    taken before the loops, and each element read and passed to ``kernel``."""
+    taken before the loops, each element read and the tree computed on them in the loop
+    body (as a hand-written loop: no call per element), and the result made by
+    ``finish``."""
     func_ir = run_frontend(template)
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Global) and \
+                    stmt.value.value is _finish:
+                stmt.value = ir.Global(finish.__name__, finish, stmt.loc)
     entry = func_ir.blocks[min(func_ir.blocks)]
     scope, loc = entry.scope, entry.loc
     (shape_arg,) = [s for s in entry.body if isinstance(s, ir.Assign)
@@ -176,11 +215,16 @@ def _helper_blocks(template, kernel, ranks, ndim):
         prologue.append(ir.Assign(ir.Arg(f"a{k}", k, loc), var, loc))
         operands.append(var)
     prologue.append(ir.Assign(ir.Arg("shape", len(ranks), loc), shape, loc))
+    index = len(ranks) + 1
     for k, rank in enumerate(ranks):
         if rank:
             prologue += _called(scope, loc, _fit, [operands[k], shape], shape)
-            steps[k] = ir.Var(scope, f"steps{k}", loc)
-            prologue += _called(scope, loc, _STEPS[rank], [operands[k]], steps[k])
+            # arguments, which a derivative reads anywhere, where a value computed here
+            # would be recorded with every element
+            steps[k] = [ir.Var(scope, f"step{k}_{d}", loc) for d in range(rank)]
+            for d, var in enumerate(steps[k]):
+                prologue.append(ir.Assign(ir.Arg(var.name, index, loc), var, loc))
+                index += 1
     at = entry.body.index(shape_arg)
     entry.body[at:at + 1] = prologue
     placeholder = {s.target.name for b in func_ir.blocks.values() for s in b.body
@@ -192,8 +236,8 @@ def _helper_blocks(template, kernel, ranks, ndim):
                     stmt.value.op == "call" and stmt.value.func.name in placeholder:
                 reads, elements = _element_reads(scope, loc, operands, steps,
                                                  stmt.value.args[:ndim])
-                block.body[n:n + 1] = reads + _called(scope, loc, kernel, elements,
-                                                      stmt.target)
+                block.body[n:n + 1] = reads + _kernel_stmts(tree, scope, elements,
+                                                            stmt.target)
                 break
     for block in func_ir.blocks.values():  # the placeholder itself, a Python function
         block.body = [s for s in block.body if not (
@@ -211,8 +255,9 @@ def _called(scope, loc, callee, args, target):
 
 def _element_reads(scope, loc, operands, steps, positions):
     """Statements reading each operand at ``positions`` (a number is itself): the index
-    along each axis is the position times the operand's step. Returns them and the
-    variables holding the elements."""
+    along each axis is the position times the operand's step (read before the loops, so
+    a derivative records nothing per element for it). Returns them and the variables
+    holding the elements."""
     stmts, elements = [], []
     for k, var in enumerate(operands):
         if k not in steps:
@@ -220,9 +265,7 @@ def _element_reads(scope, loc, operands, steps, positions):
             continue
         index = []
         for d, position in enumerate(positions):
-            step = ir.Var(scope, fresh_name(f"$step{k}_{d}"), loc)
-            stmts.append(ir.Assign(ir.Expr.static_getitem(steps[k], d, None, loc), step,
-                                   loc))
+            step = steps[k][d]
             at = ir.Var(scope, fresh_name(f"$at{k}_{d}"), loc)
             stmts.append(ir.Assign(ir.Expr.binop(operator.mul, position, step, loc), at,
                                    loc))
@@ -239,63 +282,41 @@ def _element_reads(scope, loc, operands, steps, positions):
 
 # ---- the kernel: the tree's statements, on numbers ------------------------------------
 
-def _kernel(tree, arity):
-    """The generated scalar kernel of ``tree``: ``(nodes, loc)`` where each node is
-    ``(op, primitive, operand refs)`` in evaluation order and a ref is ``("arg", k)``,
-    ``("node", n)`` or ``("const", type name, value)``; the last node is the result,
-    and ``loc`` the ``(file, line)`` of the sum."""
-    with _lock:
-        if (tree, arity) not in _kernels:
-            names = [f"a{k}" for k in range(arity)]
-
-            def build(argtypes):
-                return _kernel_blocks(tree, names)
-            _kernels[tree, arity] = generated_dispatcher(
-                "fused_kernel", names, build, internal=True, plain=True,
-                options={"error_model": "numpy"})
-        return _kernels[tree, arity]
-
-
-def _kernel_blocks(tree, names):
-    """Untyped IR of the kernel: read the arguments, compute each node, return the last."""
-    nodes, loc = tree[0], tree[1]
-    loc = ir.Loc(*loc)
-    scope = ir.Scope(None, loc)
-    block = ir.Block(scope, loc)
-    args = []
-    for k, name in enumerate(names):
-        var = ir.Var(scope, name, loc)
-        block.append(ir.Assign(ir.Arg(name, k, loc), var, loc))
-        args.append(var)
-    results = []
+def _kernel_stmts(tree, scope, elements, target):
+    """Statements computing the tree on numbers into ``target``, its operands read from
+    ``elements``. ``tree`` is ``(nodes, loc)``: each node is ``(op, primitive, operand
+    refs)`` in evaluation order, a ref ``("arg", k)``, ``("node", n)`` or ``("const",
+    type name, value)``; the last node is the result, ``loc`` the sum's ``(file, line)``,
+    which messages about these statements name."""
+    nodes, loc = tree[0], ir.Loc(*tree[1])
+    stmts, results = [], []
     for op, fn, refs in nodes:
         operands = []
         for ref in refs:
             if ref[0] == "arg":
-                operands.append(args[ref[1]])
+                operands.append(elements[ref[1]])
             elif ref[0] == "node":
                 operands.append(results[ref[1]])
             else:
                 var = ir.Var(scope, fresh_name("$fused_const"), loc)
-                block.append(ir.Assign(ir.Const(ref[2], loc), var, loc))
+                stmts.append(ir.Assign(ir.Const(ref[2], loc), var, loc))
                 operands.append(var)
-        target = ir.Var(scope, fresh_name("$fused"), loc)
-        block.append(ir.Assign(_node_expr(scope, block, op, fn, operands, loc), target, loc))
-        results.append(target)
-    ret = ir.Var(scope, fresh_name("$fused_ret"), loc)
-    block.append(ir.Assign(ir.Expr.cast(results[-1], loc), ret, loc))
-    block.append(ir.Return(ret, loc))
-    return {0: block}
+        result = ir.Var(scope, fresh_name("$fused"), loc)
+        stmts.append(ir.Assign(_node_expr(scope, stmts, op, fn, operands, loc), result,
+                               loc))
+        results.append(result)
+    stmts.append(ir.Assign(results[-1], target, loc))
+    return stmts
 
 
-def _node_expr(scope, block, op, fn, operands, loc):
+def _node_expr(scope, stmts, op, fn, operands, loc):
     """The expression of one node on numbers (a ufunc is called on them)."""
     if op == "binop":
         return ir.Expr.binop(fn, operands[0], operands[1], loc)
     if op == "unary":
         return ir.Expr.unary(fn, operands[0], loc)
     func = ir.Var(scope, fresh_name("$fused_fn"), loc)
-    block.append(ir.Assign(ir.Global(fn.__name__, fn, loc), func, loc))
+    stmts.append(ir.Assign(ir.Global(fn.__name__, fn, loc), func, loc))
     return ir.Expr.call(func, operands, (), loc)
 
 
@@ -321,10 +342,11 @@ class FuseElementwiseSums:
 
 
 def _is_sum(fn, value):
-    """Whether ``value`` is ``np.sum(a)`` of a float64 array of rank 1 to 3."""
+    """Whether ``value`` is ``np.sum(a)`` or ``np.mean(a)`` of a float64 array of rank 1
+    to 3."""
     if value.kws or value.vararg or value.varkwarg or len(value.args) != 1:
         return False
-    if callee_object(fn, value.func) is not np.sum:
+    if callee_object(fn, value.func) not in _FINISH:
         return False
     typ = fn.typeof(value.args[0].name)
     return (isinstance(typ, types.Array) and typ.dtype == types.float64
@@ -332,7 +354,8 @@ def _is_sum(fn, value):
 
 
 def _use_counts(blocks):
-    """How many statements read each variable."""
+    """How many statements read each variable, not counting an attribute read nothing
+    uses (``t.sum()`` leaves ``getattr(t, 'sum')`` behind once it is ``np.sum(t)``)."""
     counts = {}
     for block in blocks.values():
         for stmt in block.body:
@@ -342,7 +365,16 @@ def _use_counts(blocks):
                 if isinstance(stmt, ir.Assign) and var is stmt.target:
                     continue
                 counts[var.name] = counts.get(var.name, 0) + 1
+    for stmt in _dead_getattrs(blocks, counts):
+        counts[stmt.value.value.name] -= 1
     return counts
+
+
+def _dead_getattrs(blocks, counts):
+    """The ``getattr`` statements whose result nothing reads."""
+    return [s for b in blocks.values() for s in b.body
+            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Expr)
+            and s.value.op == "getattr" and not counts.get(s.target.name)]
 
 
 def _pure_call(fn, value):
@@ -352,6 +384,27 @@ def _pure_call(fn, value):
         return False
     callee = callee_object(fn, value.func)
     return isinstance(callee, np.ufunc) or getattr(callee, "__module__", None) == "math"
+
+
+def _typed_steps(fn, scope, loc, array, rank, steps):
+    """Typed statements ``s = _steps<rank>(array); s0 = s[0]; ...`` (appending the step
+    variables to ``steps``): the helper takes each step as an argument."""
+    callee = _STEPS[rank]
+    fnty = types.Dispatcher(callee)
+    sig = cpu_target.typing_context.resolve_function_type(fnty, (fn.typeof(array.name),), {})
+    func = ir.Var(scope, fresh_name("$steps_of"), loc)
+    tup = ir.Var(scope, fresh_name(f"{array.name}%steps"), loc)
+    call = ir.Expr.call(func, [array], (), loc)
+    fn.typemap[func.name], fn.typemap[tup.name] = fnty, sig.return_type
+    fn.calltypes[call] = sig
+    stmts = [ir.Assign(ir.Global(callee.__name__, callee, loc), func, loc),
+             ir.Assign(call, tup, loc)]
+    for d in range(rank):
+        step = ir.Var(scope, fresh_name(f"{array.name}%step{d}"), loc)
+        fn.typemap[step.name] = types.intp
+        stmts.append(ir.Assign(ir.Expr.static_getitem(tup, d, None, loc), step, loc))
+        steps.append(step)
+    return stmts
 
 
 class _NotFusable(Exception):
@@ -371,15 +424,22 @@ class _Fusion:
         self.ndim = fn.typeof(self.summed.name).ndim
         self.position = {id(s): k for k, s in enumerate(block.body)}
         self.defs = {s.target.name: s for s in block.body if isinstance(s, ir.Assign)}
-        self.nodes, self.fused, self.leaves = [], [], {}
+        self.kept = set()  # operations read outside the tree: operands, not nodes
 
     def apply(self):
         """Rewrite the sum when its tree is worth fusing and can be; else leave it."""
-        try:
-            if self.visit(self.summed)[0] != "node":
+        while True:
+            self.nodes, self.fused, self.leaves, self.refs, self.reads = [], [], {}, {}, {}
+            try:
+                if self.visit(self.summed)[0] != "node":
+                    return
+            except _NotFusable:
                 return
-        except _NotFusable:
-            return
+            # an operation read twice (``t * t``) is one node, if every read is the tree's
+            outside = {name for name, n in self.reads.items() if n != self.uses[name]}
+            if not outside:
+                break
+            self.kept |= outside
         if len(self.nodes) < MIN_NODES or len(self.leaves) > MAX_OPERANDS:
             return
         if not self.nothing_written_between():
@@ -389,7 +449,7 @@ class _Fusion:
     def node_parts(self, var):
         """``(stmt, prim, operands)`` when ``var`` is an operation this tree can take in."""
         stmt = self.defs.get(var.name)
-        if stmt is None or self.uses.get(var.name, 0) != 1 or \
+        if stmt is None or var.name in self.kept or \
                 self.position[id(stmt)] >= self.position[id(self.stmt)]:
             return None
         parts = elementwise_parts(self.fn, stmt.value)
@@ -405,18 +465,24 @@ class _Fusion:
 
     def visit(self, var):
         """The kernel's reference to ``var``: a node of the tree or an operand."""
+        if var.name in self.refs:  # a node read again
+            self.reads[var.name] += 1
+            return self.refs[var.name]
         parts = self.node_parts(var)
         if parts is not None:
-            saved = (list(self.nodes), list(self.fused), dict(self.leaves))
+            saved = (list(self.nodes), list(self.fused), dict(self.leaves),
+                     dict(self.refs), dict(self.reads))
             try:
                 stmt, prim, operands = parts
                 refs = tuple(self.visit(a) for a in operands)
             except _NotFusable:  # its operands cannot be fused: it is an operand itself
-                self.nodes, self.fused, self.leaves = saved
+                self.nodes, self.fused, self.leaves, self.refs, self.reads = saved
             else:
                 self.nodes.append((stmt.value.op, prim, refs))
                 self.fused.append(stmt)
-                return ("node", len(self.nodes) - 1)
+                self.refs[var.name] = ("node", len(self.nodes) - 1)
+                self.reads[var.name] = 1
+                return self.refs[var.name]
         return self.operand(var)
 
     def operand(self, var):
@@ -458,23 +524,31 @@ class _Fusion:
         fn, block, loc = self.fn, self.block, self.stmt.loc
         operands = [var for _, var in sorted(self.leaves.values(), key=lambda p: p[0])]
         ranks = [getattr(types.unliteral(fn.typeof(v.name)), "ndim", 0) for v in operands]
+        reduction = callee_object(fn, self.stmt.value.func)
+        # ``np.sum`` and ``np.mean`` add in memory order
         fortran = fn.typeof(self.summed.name).layout == "F" and self.ndim > 1
         tree = (tuple(self.nodes), (loc.filename, loc.line))
-        helper = fused_sum_helper(tree, ranks, self.ndim, fortran)
+        helper = fused_sum_helper(tree, ranks, self.ndim, fortran, reduction)
         first_array = operands[ranks.index(self.ndim)]
         shape = ir.Var(block.scope, fresh_name(f"{first_array.name}%fshape"), loc)
         func = ir.Var(block.scope, fresh_name("$fused_sum"), loc)
-        args = operands + [shape]
-        fnty = types.Dispatcher(helper)
         shape_type = types.UniTuple(types.intp, self.ndim)
-        argtypes = tuple(shape_type if a is shape else fn.typeof(a.name) for a in args)
+        fn.typemap[shape.name] = shape_type
+        prologue = [ir.Assign(ir.Expr.getattr(first_array, "shape", loc), shape, loc)]
+        steps = []
+        for var, rank in zip(operands, ranks):
+            if rank:
+                prologue += _typed_steps(fn, block.scope, loc, var, rank, steps)
+        args = operands + [shape] + steps
+        fnty = types.Dispatcher(helper)
+        argtypes = tuple(fn.typeof(a.name) for a in args)
         sig = cpu_target.typing_context.resolve_function_type(fnty, argtypes, {})
         if sig is None or sig.return_type != types.float64:
             return
         at = block.body.index(self.stmt)
-        block.body[at:at] = [ir.Assign(ir.Expr.getattr(first_array, "shape", loc), shape, loc),
-                             ir.Assign(ir.Global(helper.__name__, helper, loc), func, loc)]
-        fn.typemap[shape.name], fn.typemap[func.name] = shape_type, fnty
+        block.body[at:at] = prologue + [
+            ir.Assign(ir.Global(helper.__name__, helper, loc), func, loc)]
+        fn.typemap[func.name] = fnty
         new = ir.Expr.call(func, args, (), loc)
         del fn.calltypes[self.stmt.value]
         fn.calltypes[new] = sig
@@ -482,4 +556,6 @@ class _Fusion:
         gone = {s.target.name for s in self.fused}
         block.body = [s for s in block.body if not (
             any(s is f for f in self.fused)
-            or (isinstance(s, ir.Del) and s.value in gone))]
+            or (isinstance(s, ir.Del) and s.value in gone)
+            or (isinstance(s, ir.Assign) and isinstance(s.value, ir.Expr)
+                and s.value.op == "getattr" and s.value.value.name in gone))]

@@ -56,6 +56,16 @@ def method_sum(x):
     return (np.cos(x) * x * 3.0).sum()
 
 
+def mean_squared_error(y, p):
+    """``(y - p) ** 2`` is ``d * d`` (SquareToMultiply): ``d`` read twice, both in the
+    tree, is one node."""
+    return np.mean((y - p) ** 2)
+
+
+def mean_of_method_sum(x):
+    return (np.cos(x) * x * 3.0).sum() + np.mean(np.sin(x) * x)
+
+
 def loss_with_matmul(w, X, y):
     """A least-squares loss as written: the residual is a product's, then squared."""
     return np.sum((X @ w - y) ** 2) + 1e-2 * np.sum(np.sqrt(w * w + 1.0))
@@ -86,11 +96,15 @@ CASES = [
     (relu_energy, (X1,), 0),
     (two_operands, (X2, X2[::-1].copy()), (0, 1)),
     (two_operands, (X2[:, :1].copy(), X2[:1, :].copy()), (0, 1)),
+    (method_sum, (X1,), 0),
+    (mean_squared_error, (X2, X2[::-1].copy()), (0, 1)),
+    (mean_of_method_sum, (np.asfortranarray(X2),), 0),
     (loss_with_matmul, (X1[:3].copy(), X2, X2[:, 0].copy()), 0),
     (helper_with_keywords, (X1,), 0),
 ]
 IDS = ["sin_times_x", "2d", "3d", "fortran", "strided_view", "nested_calls",
-       "numbers", "comparison", "two_operands", "broadcast_length_one",
+       "numbers", "comparison", "two_operands", "broadcast_length_one", "method_sum", "mean_squared_error",
+       "mean_and_method_sum",
        "loss_with_matmul", "helper_with_keywords"]
 
 
@@ -112,6 +126,13 @@ def test_a_lower_rank_operand_is_computed_before_the_loop():
     assert _fused(rows, X, v) == 1
     check_grad(rows, X, v, argnums=(0, 1))
     check_hvp(rows, X, v, argnums=(0, 1))
+
+
+def test_the_mean_of_no_elements_is_nan_as_numbas():
+    empty = np.zeros((0, 3))
+    value, g = adjit.value_and_grad(mean_squared_error, argnums=(0, 1))(empty, empty)
+    assert np.isnan(value) and np.isnan(njit(mean_squared_error)(empty, empty))
+    assert g[0].shape == (0, 3) and g[1].shape == (0, 3)
 
 
 def test_shapes_that_do_not_broadcast_raise_value_error():
@@ -154,13 +175,11 @@ def float32_operand(x, w):
     (reused_temporary, (X1,), 0),
     (integer_power, (X1,), 0),
     (float32_operand, (X1, X1.astype(np.float32)), 0),
-    (method_sum, (X1,), 0),
-], ids=["written_between", "reused_temporary", "integer_power", "float32_operand",
-        "method_sum"])
+], ids=["written_between", "reused_temporary", "integer_power", "float32_operand"])
 def test_trees_that_are_left_alone(f, args, fused):
-    """A write between the tree and the sum, a temporary read twice, an integer power
-    (a number's multiplies, an array's calls pow), a float32 operand and the ``.sum()``
-    method (not fused yet) stay as written, and their derivatives are right."""
+    """A write between the tree and the sum, a temporary also read outside the tree, an
+    integer power (a number's multiplies, an array's calls pow) and a float32 operand
+    stay as written, and their derivatives are right."""
     assert _fused(f, *args) == fused
     check_grad(f, *args)
     check_hvp(f, *args)

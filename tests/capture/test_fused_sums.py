@@ -32,6 +32,10 @@ def sin_times_x(x):
     return np.sum(np.sin(x) * x)
 
 
+def sum_of_sin(x):
+    return np.sum(np.sin(x))
+
+
 def gaussian_bump(X):
     return np.sum(np.exp(-X * X) * np.cos(X) + np.tanh(X))
 
@@ -87,6 +91,7 @@ X3 = _rng.standard_normal((2, 3, 2))
 
 CASES = [
     (sin_times_x, (X1,), 0),
+    (sum_of_sin, (X2,), 0),
     (gaussian_bump, (X2,), 0),
     (gaussian_bump, (X3,), 0),
     (gaussian_bump, (np.asfortranarray(X2),), 0),
@@ -102,7 +107,7 @@ CASES = [
     (loss_with_matmul, (X1[:3].copy(), X2, X2[:, 0].copy()), 0),
     (helper_with_keywords, (X1,), 0),
 ]
-IDS = ["sin_times_x", "2d", "3d", "fortran", "strided_view", "nested_calls",
+IDS = ["sin_times_x", "one_operation", "2d", "3d", "fortran", "strided_view", "nested_calls",
        "numbers", "comparison", "two_operands", "broadcast_length_one", "method_sum", "mean_squared_error",
        "mean_and_method_sum",
        "loss_with_matmul", "helper_with_keywords"]
@@ -172,14 +177,15 @@ def float32_operand(x, w):
 
 @pytest.mark.parametrize("f, args, fused", [
     (copied_then_written, (X1,), 0),
-    (reused_temporary, (X1,), 0),
+    (reused_temporary, (X1,), 1),
     (integer_power, (X1,), 0),
     (float32_operand, (X1, X1.astype(np.float32)), 0),
 ], ids=["written_between", "reused_temporary", "integer_power", "float32_operand"])
-def test_trees_that_are_left_alone(f, args, fused):
-    """A write between the tree and the sum, a temporary also read outside the tree, an
-    integer power (a number's multiplies, an array's calls pow) and a float32 operand
-    stay as written, and their derivatives are right."""
+def test_trees_left_alone_or_cut(f, args, fused):
+    """A write between the tree and the sum, an integer power (a number's multiplies, an
+    array's calls pow) and a float32 operand stay as written; a temporary also read
+    outside the tree is an operand of the fused loop (``t * x``). Their derivatives are
+    right."""
     assert _fused(f, *args) == fused
     check_grad(f, *args)
     check_hvp(f, *args)
@@ -196,3 +202,33 @@ def test_a_third_derivative_of_a_fused_sum():
     _, third = adjit.jvp(outer)(X1, ones, ones, np.zeros_like(X1))
     np.testing.assert_allclose(third, np.sum(-3.0 * np.sin(X1) - X1 * np.cos(X1)),
                                rtol=1e-12)
+
+
+_grad_of_bump = adjit.grad(gaussian_bump)
+
+
+@njit
+def _gradients(X, n):
+    total = 0.0
+    for _ in range(n):
+        total += _grad_of_bump(X)[0, 0]
+    return total
+
+
+def test_a_fused_gradient_allocates_only_its_result_in_a_compiled_loop():
+    """Three elementwise temporaries and their adjoints were arrays; fused, a gradient
+    allocates the gradient it returns and nothing else (50 more calls: 50 more
+    allocations)."""
+    from numba.core.runtime import _nrt_python, rtsys
+    _gradients(X2, 1)
+
+    def allocations(n):
+        before = rtsys.get_allocation_stats().alloc
+        _gradients(X2, n)
+        return rtsys.get_allocation_stats().alloc - before
+    _nrt_python.memsys_enable_stats()
+    try:
+        few, many = allocations(10), allocations(60)
+    finally:
+        _nrt_python.memsys_disable_stats()
+    assert many - few == 50

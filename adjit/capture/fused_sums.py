@@ -57,7 +57,8 @@ _helpers = owned_cache("fused_sum_helper")
 @internal_jit
 def _steps1(a):
     """Steps of a 1-D operand: 0 along an axis of length 1 (broadcast), else 1. (A step,
-    not a conditional index, whose branch a derivative would record per element.)"""
+    not a conditional index in the loop, whose branch a derivative would record per
+    element.)"""
     return (0 if a.shape[0] == 1 else 1,)
 
 
@@ -174,7 +175,7 @@ _LOOPS = {(1, False): _loops_1d, (1, True): _loops_1d, (2, False): _loops_2d,
 
 
 def fused_sum_helper(tree, ranks, ndim, fortran, reduction=np.sum):
-    """The helper ``(operands..., shape) -> sum`` adding the statements of ``tree``
+    """The helper ``(operands..., shape, steps...) -> sum`` adding the statements of ``tree``
     (``_kernel_stmts``) over operands of ``ranks`` (0 for a number), for a result of rank
     ``ndim`` (cached): a generated plain function, which adjit derives as any loop.
     ``reduction`` (``np.sum`` or ``np.mean``) says what it returns of the total."""
@@ -194,46 +195,25 @@ def fused_sum_helper(tree, ranks, ndim, fortran, reduction=np.sum):
 
 
 def _helper_blocks(template, tree, ranks, ndim, finish):
-    """The template's IR with the operands as arguments, their shapes broadcast and steps
-    taken before the loops, each element read and the tree computed on them in the loop
-    body (as a hand-written loop: no call per element), and the result made by
-    ``finish``."""
+    """The template's IR with the operands as arguments, their shapes broadcast before
+    the loops, each element read and the tree computed on them in the loop body (as a
+    hand-written loop: no call per element), and the result made by ``finish``."""
     func_ir = run_frontend(template)
+    placeholders = {}
     for block in func_ir.blocks.values():
         for stmt in block.body:
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Global) and \
-                    stmt.value.value is _finish:
-                stmt.value = ir.Global(finish.__name__, finish, stmt.loc)
-    entry = func_ir.blocks[min(func_ir.blocks)]
-    scope, loc = entry.scope, entry.loc
-    (shape_arg,) = [s for s in entry.body if isinstance(s, ir.Assign)
-                    and isinstance(s.value, ir.Arg)]
-    shape = shape_arg.target
-    prologue, operands, steps = [], [], {}
-    for k, rank in enumerate(ranks):
-        var = ir.Var(scope, f"a{k}", loc)
-        prologue.append(ir.Assign(ir.Arg(f"a{k}", k, loc), var, loc))
-        operands.append(var)
-    prologue.append(ir.Assign(ir.Arg("shape", len(ranks), loc), shape, loc))
-    index = len(ranks) + 1
-    for k, rank in enumerate(ranks):
-        if rank:
-            prologue += _called(scope, loc, _fit, [operands[k], shape], shape)
-            # arguments, which a derivative reads anywhere, where a value computed here
-            # would be recorded with every element
-            steps[k] = [ir.Var(scope, f"step{k}_{d}", loc) for d in range(rank)]
-            for d, var in enumerate(steps[k]):
-                prologue.append(ir.Assign(ir.Arg(var.name, index, loc), var, loc))
-                index += 1
-    at = entry.body.index(shape_arg)
-    entry.body[at:at + 1] = prologue
-    placeholder = {s.target.name for b in func_ir.blocks.values() for s in b.body
-                   if isinstance(s, ir.Assign) and isinstance(s.value, ir.Global)
-                   and s.value.value is _element}
+                    stmt.value.value in (_element, _finish):
+                placeholders[stmt.target.name] = stmt.value.value
+                if stmt.value.value is _finish:
+                    stmt.value = ir.Global(finish.__name__, finish, stmt.loc)
+    operands, steps = _arguments(func_ir.blocks[min(func_ir.blocks)], ranks)
+    scope, loc = operands[0].scope, operands[0].loc
     for block in func_ir.blocks.values():
         for n, stmt in enumerate(block.body):
             if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and \
-                    stmt.value.op == "call" and stmt.value.func.name in placeholder:
+                    stmt.value.op == "call" and \
+                    placeholders.get(stmt.value.func.name) is _element:
                 reads, elements = _element_reads(scope, loc, operands, steps,
                                                  stmt.value.args[:ndim])
                 block.body[n:n + 1] = reads + _kernel_stmts(tree, scope, elements,
@@ -241,9 +221,35 @@ def _helper_blocks(template, tree, ranks, ndim, finish):
                 break
     for block in func_ir.blocks.values():  # the placeholder itself, a Python function
         block.body = [s for s in block.body if not (
-            isinstance(s, ir.Assign) and s.target.name in placeholder)]
+            isinstance(s, ir.Assign) and placeholders.get(s.target.name) is _element)]
     ssa.reconstruct_ssa(func_ir)
     return func_ir.blocks
+
+
+def _arguments(entry, ranks):
+    """Make the template's entry take the operands, the shape and each array operand's
+    steps as arguments, and broadcast the shape with the operands' (``_fit``). Returns
+    the operand variables and ``{operand: [step per axis]}``. The steps are arguments
+    because a derivative reads an argument anywhere, where a value computed here would be
+    recorded with every element."""
+    scope, loc = entry.scope, entry.loc
+    (shape_arg,) = [s for s in entry.body if isinstance(s, ir.Assign)
+                    and isinstance(s.value, ir.Arg)]
+    shape = shape_arg.target
+    operands = [ir.Var(scope, f"a{k}", loc) for k in range(len(ranks))]
+    prologue = [ir.Assign(ir.Arg(v.name, k, loc), v, loc) for k, v in enumerate(operands)]
+    prologue.append(ir.Assign(ir.Arg("shape", len(ranks), loc), shape, loc))
+    steps, index = {}, len(ranks) + 1
+    for k, rank in enumerate(ranks):
+        if rank:
+            prologue += _called(scope, loc, _fit, [operands[k], shape], shape)
+            steps[k] = [ir.Var(scope, f"step{k}_{d}", loc) for d in range(rank)]
+            for var in steps[k]:
+                prologue.append(ir.Assign(ir.Arg(var.name, index, loc), var, loc))
+                index += 1
+    at = entry.body.index(shape_arg)
+    entry.body[at:at + 1] = prologue
+    return operands, steps
 
 
 def _called(scope, loc, callee, args, target):

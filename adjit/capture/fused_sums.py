@@ -190,6 +190,7 @@ def fused_sum_helper(tree, ranks, ndim, fortran, reduction=np.sum):
                                       _FINISH[reduction])
             # the array operations it replaces divide by zero to inf, not raise
             _helpers[key] = generated_dispatcher("fused_sum", names, build, plain=True,
+                                                 internal=True,
                                                  options={"error_model": "numpy"})
         return _helpers[key]
 

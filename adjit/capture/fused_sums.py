@@ -42,6 +42,7 @@ from ..compile.inline_library import internal_jit
 from ..ir.builder import fresh_name
 from ..ir.nodes import single_definition
 from ..rules.classify import callee_object, elementwise_parts
+from .vectorize import fit_shape
 
 MAX_OPERANDS = 8
 #: the fewest operations worth fusing: one (``np.sum(np.sin(x))`` then computes no
@@ -74,27 +75,6 @@ def _steps3(a):
 
 
 _STEPS = {1: _steps1, 2: _steps2, 3: _steps3}
-
-
-@internal_jit
-def _axis(n, m):
-    """The broadcast length of axes of lengths ``n`` and ``m``, as NumPy's."""
-    if n == m or n == 1:
-        return m
-    if m == 1:
-        return n
-    raise ValueError("operands could not be broadcast together")
-
-
-@internal_jit
-def _fit(a, shape):
-    """``shape`` broadcast with array operand ``a``'s (of the same rank)."""
-    if len(shape) == 1:
-        return (_axis(a.shape[0], shape[0]),)
-    if len(shape) == 2:
-        return (_axis(a.shape[0], shape[0]), _axis(a.shape[1], shape[1]))
-    return (_axis(a.shape[0], shape[0]), _axis(a.shape[1], shape[1]),
-            _axis(a.shape[2], shape[2]))
 
 
 # ---- the loops: templates whose placeholder call becomes the element's computation ------
@@ -175,9 +155,9 @@ _LOOPS = {(1, False): _loops_1d, (1, True): _loops_1d, (2, False): _loops_2d,
 
 
 def fused_sum_helper(tree, ranks, ndim, fortran, reduction=np.sum):
-    """The helper ``(operands..., shape, steps...) -> sum`` adding the statements of ``tree``
-    (``_kernel_stmts``) over operands of ``ranks`` (0 for a number), for a result of rank
-    ``ndim`` (cached): a generated plain function, which adjit derives as any loop.
+    """The helper ``(operands..., shape, steps...) -> sum`` adding the statements of
+    ``tree`` (``_kernel_stmts``) over operands of ``ranks`` (0 for a number), for a
+    result of rank ``ndim`` (cached): a generated plain function, derived as any loop.
     ``reduction`` (``np.sum`` or ``np.mean``) says what it returns of the total."""
     key = (tree, tuple(ranks), ndim, fortran, reduction)
     with _lock:
@@ -229,8 +209,9 @@ def _helper_blocks(template, tree, ranks, ndim, finish):
 
 def _arguments(entry, ranks):
     """Make the template's entry take the operands, the shape and each array operand's
-    steps as arguments, and broadcast the shape with the operands' (``_fit``). Returns
-    the operand variables and ``{operand: [step per axis]}``. The steps are arguments
+    steps as arguments, and broadcast the shape with the operands'
+    (``vectorize.fit_shape``). Returns the operand variables and ``{operand: [step per
+    axis]}``. The steps are arguments
     because a derivative reads an argument anywhere, where a value computed here would be
     recorded with every element."""
     scope, loc = entry.scope, entry.loc
@@ -243,7 +224,7 @@ def _arguments(entry, ranks):
     steps, index = {}, len(ranks) + 1
     for k, rank in enumerate(ranks):
         if rank:
-            prologue += _called(scope, loc, _fit, [operands[k], shape], shape)
+            prologue += _called(scope, loc, fit_shape, [operands[k], shape], shape)
             steps[k] = [ir.Var(scope, f"step{k}_{d}", loc) for d in range(rank)]
             for var in steps[k]:
                 prologue.append(ir.Assign(ir.Arg(var.name, index, loc), var, loc))
@@ -398,7 +379,8 @@ def _typed_steps(fn, scope, loc, array, rank, steps):
     variables to ``steps``): the helper takes each step as an argument."""
     callee = _STEPS[rank]
     fnty = types.Dispatcher(callee)
-    sig = cpu_target.typing_context.resolve_function_type(fnty, (fn.typeof(array.name),), {})
+    sig = cpu_target.typing_context.resolve_function_type(
+        fnty, (fn.typeof(array.name),), {})
     func = ir.Var(scope, fresh_name("$steps_of"), loc)
     tup = ir.Var(scope, fresh_name(f"{array.name}%steps"), loc)
     call = ir.Expr.call(func, [array], (), loc)
@@ -465,9 +447,10 @@ class _Fusion:
         result = self.fn.calltypes[stmt.value].return_type
         if result.ndim != self.ndim or result.dtype not in (types.float64, types.boolean):
             return None
-        if parts[0] is operator.pow and not isinstance(
-                types.unliteral(self.fn.typeof(parts[1][1].name)), (types.Float, types.Array)):
-            return None  # ``x ** 3``: a number's integer power multiplies, an array's calls pow
+        exponent = types.unliteral(self.fn.typeof(parts[1][-1].name))
+        if parts[0] is operator.pow and not isinstance(exponent,
+                                                      (types.Float, types.Array)):
+            return None  # ``x ** 3``: a number's integer power multiplies; an array's, pow
         return stmt, parts[0], parts[1]
 
     def visit(self, var):

@@ -93,7 +93,7 @@ def _axis(n, m):
 
 
 @internal_jit
-def _check(a, shape):
+def fit_shape(a, shape):
     """``shape`` broadcast with array operand ``a``'s (of the same rank)."""
     if len(shape) == 1:
         return (_axis(a.shape[0], shape[0]),)
@@ -228,7 +228,7 @@ _BY_RANK = {1: _map_1d, 2: _map_2d, 3: _map_3d}
 #: broadcast; rank 0 is a scalar operand
 _OPERAND = {
     (0, 1): (_same1, _no_check), (0, 2): (_same2, _no_check), (0, 3): (_same3, _no_check),
-    (1, 1): (_item1, _check), (2, 2): (_item2, _check), (3, 3): (_item3, _check),
+    (1, 1): (_item1, fit_shape), (2, 2): (_item2, fit_shape), (3, 3): (_item3, fit_shape),
     (1, 2): (_row_of2, _check_row_of2), (1, 3): (_row_of3, _check_row_of3),
     (2, 3): (_plane_of3, _check_plane_of3),
 }

@@ -107,9 +107,9 @@ CASES = [
     (loss_with_matmul, (X1[:3].copy(), X2, X2[:, 0].copy()), 0),
     (helper_with_keywords, (X1,), 0),
 ]
-IDS = ["sin_times_x", "one_operation", "2d", "3d", "fortran", "strided_view", "nested_calls",
-       "numbers", "comparison", "two_operands", "broadcast_length_one", "method_sum", "mean_squared_error",
-       "mean_and_method_sum",
+IDS = ["sin_times_x", "one_operation", "2d", "3d", "fortran", "strided_view",
+       "nested_calls", "numbers", "comparison", "two_operands", "broadcast_length_one",
+       "method_sum", "mean_squared_error", "mean_and_method_sum",
        "loss_with_matmul", "helper_with_keywords"]
 
 

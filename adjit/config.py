@@ -6,6 +6,9 @@
   Numba and LLVM per generated function) to stderr; see ``compile/timing.py``.
 - ``ADJIT_KERNEL_CACHE=0`` compile adjit's rule kernels in every process instead of
   keeping them on disk (``compile/kernel_cache.py``).
+- ``ADJIT_FUSE_SUMS=0`` differentiate ``np.sum`` of an elementwise expression through the
+  array rules, one operation at a time, instead of as one fused loop
+  (``capture/fused_sums.py``): to compare the two.
 """
 import os
 
@@ -13,3 +16,4 @@ CHECKS = os.environ.get("ADJIT_CHECKS", "0") not in ("", "0")
 DUMP_IR = os.environ.get("ADJIT_DUMP_IR", "0") not in ("", "0")
 TIMING = os.environ.get("ADJIT_TIMING", "0") not in ("", "0")
 KERNEL_CACHE = os.environ.get("ADJIT_KERNEL_CACHE", "1") not in ("", "0")
+FUSE_SUMS = os.environ.get("ADJIT_FUSE_SUMS", "1") not in ("", "0")

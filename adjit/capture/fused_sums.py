@@ -36,6 +36,7 @@ from numba.core import ir, ssa, types
 from numba.core.compiler import run_frontend
 from numba.core.registry import cpu_target
 
+from .. import config
 from ..compile.caches import owned_cache
 from ..compile.dispatcher import generated_dispatcher
 from ..compile.inline_library import internal_jit
@@ -321,6 +322,8 @@ class FuseElementwiseSums:
     name = "fuse_elementwise_sums"
 
     def run(self, fn):
+        if not config.FUSE_SUMS:  # ``ADJIT_FUSE_SUMS=0``
+            return
         uses = _use_counts(fn.func_ir.blocks)
         for block in fn.func_ir.blocks.values():
             for stmt in list(block.body):

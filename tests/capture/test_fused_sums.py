@@ -232,3 +232,9 @@ def test_a_fused_gradient_allocates_only_its_result_in_a_compiled_loop():
     finally:
         _nrt_python.memsys_disable_stats()
     assert many - few == 50
+
+
+def test_adjit_fuse_sums_0_leaves_sums_to_the_array_rules(monkeypatch):
+    from adjit import config
+    monkeypatch.setattr(config, "FUSE_SUMS", False)
+    assert _fused(gaussian_bump, X2) == 0

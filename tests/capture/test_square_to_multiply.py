@@ -11,7 +11,13 @@ from adjit.testing import check_grad, check_hvp, check_jvp
 
 
 def _binops(fn, argtypes):
-    typed = normalise(capture(fn, argtypes))
+    """The operators left after normalising (without fusing sums, which would take the
+    product into a loop: ``capture/fused_sums.py``)."""
+    import pytest
+    from adjit import config
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(config, "FUSE_SUMS", False)
+        typed = normalise(capture(fn, argtypes))
     return [s.value.fn for b in typed.func_ir.blocks.values() for s in b.body
             if isinstance(s, ir.Assign) and isinstance(s.value, ir.Expr)
             and s.value.op == "binop"]

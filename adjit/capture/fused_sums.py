@@ -46,9 +46,11 @@ from ..rules.classify import callee_object, elementwise_parts
 from .vectorize import fit_shape
 
 MAX_OPERANDS = 8
-#: the fewest operations worth fusing: one (``np.sum(np.sin(x))`` then computes no
-#: ``sin(x)`` array going forward, and its loop compiles faster than the array rules)
-MIN_NODES = 1
+#: the fewest operations worth fusing. One alone (``np.sum(np.sin(x))``) has a rule whose
+#: gradient computes nothing going forward and ``cos(x)`` in one vectorised loop going
+#: back; its fused loop's forward sweep computed and recorded ``cos`` of each element
+#: (``sum_sin_1000``'s gradient 1.16 -> 2.07 primal calls, hvp 1.83 -> 3.31)
+MIN_NODES = 2
 
 _lock = threading.RLock()
 _helpers = owned_cache("fused_sum_helper")

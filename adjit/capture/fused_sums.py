@@ -319,7 +319,8 @@ _INERT_OPS = ("getattr", "static_getitem", "getitem", "build_tuple", "cast", "bi
 
 
 class FuseElementwiseSums:
-    """``s = np.sum(<elementwise tree>)`` -> ``s = fused_sum(operands..., shape)``."""
+    """``s = np.sum(<elementwise tree>)`` -> ``s = fused_sum(operands..., shape, steps...)``
+    (``np.mean`` and ``.sum()`` too)."""
 
     name = "fuse_elementwise_sums"
 
@@ -376,7 +377,9 @@ def _pure_call(fn, value):
     if value.op != "call" or value.kws or value.vararg:
         return False
     callee = callee_object(fn, value.func)
-    return isinstance(callee, np.ufunc) or getattr(callee, "__module__", None) == "math"
+    if isinstance(callee, np.ufunc):
+        return len(value.args) <= callee.nin  # not ``np.sin(x, out)``
+    return getattr(callee, "__module__", None) == "math"
 
 
 def _typed_steps(fn, scope, loc, array, rank, steps):

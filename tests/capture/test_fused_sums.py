@@ -161,6 +161,13 @@ def copied_then_written(x):
     return np.sum(t * 2.0 + y)
 
 
+def written_by_a_ufunc_between(x):
+    y = x.copy()
+    t = np.cos(y) * y
+    np.sin(x, y)        # writes y (its out argument) after t was computed
+    return np.sum(t * 2.0 + y)
+
+
 def reused_temporary(x):
     t = np.sin(x) * x
     return np.sum(t * x) + t[0]
@@ -176,11 +183,12 @@ def float32_operand(x, w):
 
 @pytest.mark.parametrize("f, args, fused", [
     (copied_then_written, (X1,), 0),
+    (written_by_a_ufunc_between, (X1,), 0),
     (reused_temporary, (X1,), 0),
     (sum_of_sin, (X2,), 0),
     (integer_power, (X1,), 0),
     (float32_operand, (X1, X1.astype(np.float32)), 0),
-], ids=["written_between", "reused_temporary", "one_operation", "integer_power",
+], ids=["written_between", "written_by_a_ufunc", "reused_temporary", "one_operation", "integer_power",
         "float32_operand"])
 def test_trees_left_alone_or_cut(f, args, fused):
     """A write between the tree and the sum, a temporary also read outside the tree

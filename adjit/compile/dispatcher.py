@@ -336,7 +336,7 @@ def generated_dispatcher(name, arg_names, builder, internal=False, defaults=None
     function being differentiated, whose semantic options the derivative keeps. A
     ``plain`` function computes a primal (see ``is_derivative``). An ``optimise_alone``
     internal function also gets the module passes by itself first. ``options`` are more
-    Numba options (a fused kernel's ``error_model``)."""
+    Numba options (a fused sum's ``error_model``)."""
     stub = make_stub(name, arg_names, builder, defaults)
     stub._adjit_plain = plain
     # messages about its code name the function it derives (``loss``, not ``grad_loss``)

@@ -83,7 +83,7 @@ _STEPS = {1: _steps1, 2: _steps2, 3: _steps3}
 # ---- the loops: templates whose placeholder call becomes the element's computation ------
 
 def _element(i, j, k):
-    """Placeholder in the templates: where the operands are read and the kernel called."""
+    """Placeholder in the templates: where the operands are read and the tree computed."""
 
 
 def _finish(total, shape):
@@ -159,7 +159,7 @@ _LOOPS = {(1, False): _loops_1d, (1, True): _loops_1d, (2, False): _loops_2d,
 
 def fused_sum_helper(tree, ranks, ndim, fortran, reduction=np.sum):
     """The helper ``(operands..., shape, steps...) -> sum`` adding the statements of
-    ``tree`` (``_kernel_stmts``) over operands of ``ranks`` (0 for a number), for a
+    ``tree`` (``_tree_stmts``) over operands of ``ranks`` (0 for a number), for a
     result of rank ``ndim`` (cached): a generated plain function, derived as any loop.
     ``reduction`` (``np.sum`` or ``np.mean``) says what it returns of the total."""
     key = (tree, tuple(ranks), ndim, fortran, reduction)
@@ -200,8 +200,8 @@ def _helper_blocks(template, tree, ranks, ndim, finish):
                     placeholders.get(stmt.value.func.name) is _element:
                 reads, elements = _element_reads(scope, loc, operands, steps,
                                                  stmt.value.args[:ndim])
-                block.body[n:n + 1] = reads + _kernel_stmts(tree, scope, elements,
-                                                            stmt.target)
+                block.body[n:n + 1] = reads + _tree_stmts(tree, scope, elements,
+                                                          stmt.target)
                 break
     for block in func_ir.blocks.values():  # the placeholder itself, a Python function
         block.body = [s for s in block.body if not (
@@ -214,9 +214,8 @@ def _arguments(entry, ranks):
     """Make the template's entry take the operands, the shape and each array operand's
     steps as arguments, and broadcast the shape with the operands'
     (``vectorize.fit_shape``). Returns the operand variables and ``{operand: [step per
-    axis]}``. The steps are arguments
-    because a derivative reads an argument anywhere, where a value computed here would be
-    recorded with every element."""
+    axis]}``. The steps are arguments because a derivative reads an argument anywhere,
+    where a value computed here would be recorded with every element."""
     scope, loc = entry.scope, entry.loc
     (shape_arg,) = [s for s in entry.body if isinstance(s, ir.Assign)
                     and isinstance(s.value, ir.Arg)]
@@ -271,9 +270,9 @@ def _element_reads(scope, loc, operands, steps, positions):
     return stmts, elements
 
 
-# ---- the kernel: the tree's statements, on numbers ------------------------------------
+# ---- the tree's statements, on numbers ------------------------------------------------
 
-def _kernel_stmts(tree, scope, elements, target):
+def _tree_stmts(tree, scope, elements, target):
     """Statements computing the tree on numbers into ``target``, its operands read from
     ``elements``. ``tree`` is ``(nodes, loc)``: each node is ``(op, primitive, operand
     refs)`` in evaluation order, a ref ``("arg", k)``, ``("node", n)`` or ``("const",
@@ -405,7 +404,7 @@ def _typed_steps(fn, scope, loc, array, rank, steps):
 
 
 class _NotFusable(Exception):
-    """An operand the kernel cannot take: the tree is not fused."""
+    """An operand the loop cannot take (its operation is then an operand itself)."""
 
 
 #: elementwise operators whose scalar form on numbers could differ from the array form
@@ -462,7 +461,7 @@ class _Fusion:
         return stmt, parts[0], parts[1]
 
     def visit(self, var):
-        """The kernel's reference to ``var``: a node of the tree or an operand."""
+        """The loop body's reference to ``var``: a node of the tree or an operand."""
         if var.name in self.refs:  # a node read again
             self.reads[var.name] += 1
             return self.refs[var.name]
@@ -484,7 +483,7 @@ class _Fusion:
         return self.operand(var)
 
     def operand(self, var):
-        """The reference to an operand: a constant, or an argument slot of the kernel."""
+        """The reference to an operand: a constant, or an argument of the helper."""
         const = single_definition(self.fn.func_ir.blocks, var.name)
         if isinstance(const, ir.Const) and type(const.value) in (float, int, bool):
             return ("const", type(const.value).__name__, const.value)
@@ -552,8 +551,9 @@ class _Fusion:
         fn.calltypes[new] = sig
         self.stmt.value = new
         gone = {s.target.name for s in self.fused}
+        fused = {id(s) for s in self.fused}
         block.body = [s for s in block.body if not (
-            any(s is f for f in self.fused)
+            id(s) in fused
             or (isinstance(s, ir.Del) and s.value in gone)
             or (isinstance(s, ir.Assign) and isinstance(s.value, ir.Expr)
                 and s.value.op == "getattr" and s.value.value.name in gone))]

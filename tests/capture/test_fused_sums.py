@@ -1,11 +1,12 @@
 """FuseElementwiseSums (``adjit/capture/fused_sums.py``): ``np.sum`` of a tree of
-elementwise operations becomes one loop over a fused scalar kernel. Each case is checked
-against finite differences in grad, jvp and hvp; the value against the primal's, bit for
-bit (the loop adds in ``np.sum``'s order); and whether it was fused, from the captured IR.
+elementwise operations becomes one loop computing the tree on each element. Each case is
+checked against finite differences in grad, jvp and hvp; the value against the primal's,
+bit for bit (the loop adds in ``np.sum``'s order); and whether it was fused, from the
+captured IR.
 """
 import numpy as np
 import pytest
-from numba import njit
+from numba import njit, typeof
 from numba.core import ir
 
 import adjit
@@ -16,16 +17,11 @@ from adjit.testing import check_grad, check_hvp, check_jvp
 
 def _fused(f, *args):
     """How many sums of ``f`` at ``args`` became fused loops."""
-    typed = normalise(capture(f, tuple(adjit_typeof(a) for a in args)))
+    typed = normalise(capture(f, tuple(typeof(a) for a in args)))
     return sum(1 for b in typed.func_ir.blocks.values() for s in b.body
                if isinstance(s, ir.Assign) and isinstance(s.value, ir.Global)
                and getattr(getattr(s.value.value, "py_func", None), "__name__", "")
                == "fused_sum")
-
-
-def adjit_typeof(value):
-    from numba import typeof
-    return typeof(value)
 
 
 def sin_times_x(x):
@@ -188,8 +184,8 @@ def float32_operand(x, w):
     (sum_of_sin, (X2,), 0),
     (integer_power, (X1,), 0),
     (float32_operand, (X1, X1.astype(np.float32)), 0),
-], ids=["written_between", "written_by_a_ufunc", "reused_temporary", "one_operation", "integer_power",
-        "float32_operand"])
+], ids=["written_between", "written_by_a_ufunc", "reused_temporary", "one_operation",
+        "integer_power", "float32_operand"])
 def test_trees_left_alone_or_cut(f, args, fused):
     """A write between the tree and the sum, a temporary also read outside the tree
     (leaving one operation, ``t * x``), a single operation (its rule's gradient is one

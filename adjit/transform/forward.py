@@ -29,8 +29,8 @@ from .analysis import activity
 from ..compile.kernel_cache import enable_derived_cache, static_signature
 from .sink_tangents import sink_tangents
 from ..ir.dead_code import remove_dead_code
-from .partials import (forward_product_form, long_straight_line, plain_constant_products,
-                       product_form)
+from .partials import (forward_product_form, generated_product_form, long_straight_line,
+                       plain_constant_products)
 from .tangents import differentiable_items, has_tangent, tangent_suffix
 from ..ir.lists import display_name, is_float_list
 from ..ir.nodes import construct_refusal, definitions_indexed, node_kind, source_name
@@ -74,13 +74,13 @@ class ForwardContext:
         self.active_args = frozenset(active_args)
         self.generated = is_generated(fn.py_func) or fn.extra.get("generated", False)
         self.suffix = tangent_suffix(fn.typemap)
-        # the guarded product of this function's tangents: a reverse pass's loops
-        # vectorise (they add into shadows); the user's reductions do not, nor does
-        # straight-line code, where the tangents are checked for NaN two products at a
-        # time with the guard in a block of its own (``partials.forward_product_form``:
-        # jvp of large_single_block 2.53 -> 2.33 times the primal, rosenbrock_loop
-        # 2.94 -> 2.69)
-        self.product = (product_form(self.blocks) if self.generated
+        # the guarded product of this function's tangents: the user's elementwise loops
+        # vectorise and keep selects, reductions and long straight-line code check for
+        # NaN two products at a time with the guard in a block of its own
+        # (``partials.forward_product_form``: jvp of large_single_block 2.53 -> 2.33
+        # times the primal, rosenbrock_loop 2.94 -> 2.69); forward mode over adjit's
+        # generated loops too (``partials.generated_product_form``)
+        self.product = (generated_product_form(self.blocks) if self.generated
                         else forward_product_form(self.blocks, self.typeof))
         # forward mode over a long straight-line reverse sweep: its products, checked for
         # NaN by a select each (``adjoint_product_chain``), and their tangents are

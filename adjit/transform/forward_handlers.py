@@ -22,11 +22,11 @@ from .forward_lists import (fwd_build_list, fwd_list_method, fwd_list_new,
 from .forward_tape import fwd_tape_pop, fwd_tape_push, fwd_tape_put, fwd_tape_reserve
 from .forward_elementwise import emit_elementwise_term, tangent_like
 from .forward_primal import emit_primal, operand, operand_tangent, written_argument_tangent
-from .partials import emit_factor, emit_partial, emit_product, emit_product_sums, is_product
+from .partials import (branch_checked, emit_factor, emit_partial, emit_product,
+                       emit_product_sums, is_product)
 from ..rules import NONDIFF, lookup
 from ..rules.arrays import is_filled_allocation, zeros_shadow
-from ..rules.core import (ZERO, adjoint_product_branch, adjoint_product_chain,
-                          adjoint_product_sum)
+from ..rules.core import ZERO, adjoint_product_branch, adjoint_product_sum
 from ..rules.matmul import lookup_product
 from ..ir.value_types import is_float, is_float_array
 
@@ -420,13 +420,13 @@ def fwd_adjoint_product(ctx, stmt, e):
     """fwd: ``y = adjoint_product(g, d)`` (reverse-mode code) / ``y%dot =
     adjoint_product(g%dot, d) + adjoint_product(g, d%dot)``: the product rule, with a zero
     factor contributing nothing, so an adjoint that is zero with a zero tangent (a value
-    that never reaches the output) stays out of the Hessian too. In a long straight-line
-    reverse sweep (``ctx.chain_as_branch``) a select-checked product becomes a
-    branch-checked one, and its tangent one ``adjoint_product_sum``."""
+    that never reaches the output) stays out of the Hessian too. A select-checked product
+    of a reverse sweep's loop, or of a long straight-line reverse sweep
+    (``ctx.chain_as_branch``), becomes a branch-checked one, and its tangent one
+    ``adjoint_product_sum`` (``branch_checked``)."""
     args = stmt.value.args
     func = stmt.value.func
-    chain = (ctx.chain_as_branch and len(args) == 2
-             and callee_object(ctx.fn, func) is adjoint_product_chain)
+    chain = len(args) == 2 and branch_checked(ctx, callee_object(ctx.fn, func))
     if chain:
         e.call(adjoint_product_branch, list(args), target=stmt.target)
     else:

@@ -116,7 +116,7 @@ def test_forward_mode_forms_follow_the_code(capsys):
     for NaN with the guard in a cold block, two products at a time
     (``adjoint_product_sum``); an elementwise loop (it vectorises) and a short function
     (a helper that such a loop inlines) keep the NaN-select form; forward mode over a
-    reverse pass (hvp) keeps the reverse pass's forms."""
+    straight-line reverse pass (hvp) keeps the reverse pass's form."""
     import numpy as np
     assert jvp_form(product_loop, 0.7, 1.3, 3) == "adjoint_product_branch"
     assert jvp_form(long_block, 0.9) == "adjoint_product_branch"
@@ -141,6 +141,30 @@ def test_forward_mode_forms_follow_the_code(capsys):
     _, t = adjit.jvp(long_block)(0.9, 1.0)
     assert t == pytest.approx(29 * 1.01 ** 28 * 0.9 ** 28, rel=1e-12)
     check_hvp(long_block, 0.9)
+
+
+def test_hvp_over_a_reverse_loop_checks_for_nan_by_branch():
+    """Forward mode over a gradient's loops: the reverse loop's select-checked products
+    become branch-checked ones, each tangent's two products one ``adjoint_product_sum``
+    (``partials.generated_product_form``, ``branch_checked``), and a
+    zero seed times infinity still contributes nothing (the primal loop's y = inf is
+    discarded by the branch); the Hessian against its closed form and finite
+    differences."""
+    from numba.core import types
+    from adjit.transform.forward import derive_jvp
+    import re
+    floats = (types.float64, types.float64, types.intp)
+    for f in (discarded_infinity_loop, product_loop):
+        text = derive_jvp(adjit.grad(f), floats, (0, 1)).show()
+        calls = set(re.findall(r"call \$(adjoint_product\w*?)(?:%\d+)?\(", text))
+        assert calls == ({"adjoint_product_branch", "adjoint_product_sum"}
+                         if f is product_loop else {"adjoint_product_branch"}), calls
+    assert adjit.hvp(discarded_infinity_loop)(1.5, math.inf, 3, 1.0) == 6.0
+    # d2/dx2 of n (x y + x sin(x y))
+    x, y, n = 0.7, 1.3, 3
+    assert adjit.hvp(product_loop)(x, y, n, 1.0) == pytest.approx(
+        n * (2 * y * math.cos(x * y) - x * y * y * math.sin(x * y)), rel=1e-12)
+    check_hvp(product_loop, x, y, n)
 
 
 def test_a_pair_sum_guards_a_zero_tangent_times_infinity():

@@ -425,7 +425,7 @@ class _HVPWrapper:
         g = grad(self.func, self.argnums[0] if self.single else self.argnums)
         # the others are held fixed: no tangents (a float in a typed Dict needs none)
         active = tuple(sorted(set(self.argnums)))
-        program = derive_jvp(g, primal_types, active)
+        program = derive_jvp(g, primal_types, active, tangent_only=True)
         block, e = entry_block(py_func)
         blocks = {0: block}
         packed = e.assign(ir.Arg("args", 0, e.loc), target="args")
@@ -444,8 +444,7 @@ class _HVPWrapper:
                 where = self.names[i] + "".join(f"[{k}]" for k in path)
                 e = check_shape(blocks, e, _leaf(e, args[i], path), _leaf(e, v, path),
                                 TANGENT_SHAPE.format(where))
-        dual = e.call(program.dispatcher, args + tangents, hint="dual")
-        e.ret(e.item(dual, 1))
+        e.ret(e.call(program.dispatcher, args + tangents, hint="hv"))
         return blocks
 
 

@@ -37,34 +37,124 @@ def discard_result(blocks):
     return remove_dead_code(blocks)
 
 
-def remove_dead_code(blocks, removable=None):
+def remove_dead_code(blocks, removable=None, element_writes=False):
     """Delete assignments of pure values that no effectful statement needs, directly or
     through other assignments (so a loop-carried accumulator nobody reads goes too).
-    ``removable(stmt)``, if given, limits which assignments may go."""
+    ``removable(stmt)``, if given, limits which assignments may go. With
+    ``element_writes``, element writes into an array adjit allocated here
+    (``zeros_shadow``) go too when nothing that stays reads the array's values: hvp's
+    primal gradient (``local_arrays``)."""
     globals_ = global_values(blocks)
+    if element_writes:
+        _allocate_from_the_source(blocks, globals_)
     pure = [s for b in blocks.values() for s in b.body
-            if isinstance(s, ir.Assign) and effect_free(s.value, globals_)
+            if isinstance(s, ir.Assign) and (
+                effect_free(s.value, globals_)
+                or (element_writes and _allocates_shadow(s.value, globals_)))
             and (removable is None or removable(s))]
-    pure_ids = {id(s) for s in pure}
-    live = set()
+    arrays = local_arrays(blocks, globals_) if element_writes else {}
+    writes = [s for b in blocks.values() for s in b.body
+              if isinstance(s, (ir.SetItem, ir.StaticSetItem)) and s.target.name in arrays]
+    kept_ids = {id(s) for s in pure + writes}
+    live, read = set(), set()  # variables needed; arrays whose values are needed
+
+    def need(stmt):
+        """Mark what ``stmt`` uses as needed; False when nothing new."""
+        new = [v.name for v in stmt.list_vars() if v.name not in live]
+        live.update(new)
+        for var in _value_reads(stmt, globals_, arrays):
+            if var in arrays and arrays[var] not in read:
+                read.add(arrays[var])
+                new.append(var)
+        return bool(new)
+
     for block in blocks.values():
         for stmt in block.body:
-            if id(stmt) not in pure_ids:
-                live.update(v.name for v in stmt.list_vars())
+            if id(stmt) not in kept_ids:
+                need(stmt)
     changed = True
     while changed:
         changed = False
         for stmt in pure:
             if stmt.target.name in live:
-                for var in stmt.value.list_vars() if isinstance(stmt.value, ir.Expr) else (
-                        [stmt.value] if isinstance(stmt.value, ir.Var) else []):
-                    if var.name not in live:
-                        live.add(var.name)
-                        changed = True
+                changed |= need(stmt)
+        for stmt in writes:
+            if arrays[stmt.target.name] in read:
+                changed |= need(stmt)
     for block in blocks.values():
-        block.body = [s for s in block.body
-                      if id(s) not in pure_ids or s.target.name in live]
+        block.body = [s for s in block.body if id(s) not in kept_ids
+                      or (s.target.name in live if isinstance(s, ir.Assign)
+                          else arrays[s.target.name] in read)]
     return blocks
+
+
+def _allocates_shadow(value, globals_, kinds=("zeros_shadow", "zeros_shaped")):
+    """Whether ``value`` calls one of adjit's allocations of zeros named in ``kinds``
+    (``rules.arrays``): removable when unused."""
+    from ..rules import arrays
+    return (isinstance(value, ir.Expr) and value.op == "call"
+            and any(globals_.get(value.func.name) is getattr(arrays, k) for k in kinds))
+
+
+def _allocate_from_the_source(blocks, globals_):
+    """``zeros_shadow(s)`` for ``s = zeros_shadow(x)`` becomes ``zeros_shadow(x)`` (the
+    same shape, dtype and order), so that a tangent's allocation does not keep a shadow
+    nobody else reads alive only for its shape."""
+    sources = {}
+    for block in blocks.values():
+        for stmt in block.find_insts(ir.Assign):
+            if _allocates_shadow(stmt.value, globals_, ("zeros_shadow",)):
+                sources.setdefault(stmt.target.name, []).append(stmt.value.args[0])
+    for block in blocks.values():
+        for stmt in block.find_insts(ir.Assign):
+            value = stmt.value
+            if _allocates_shadow(value, globals_, ("zeros_shadow",)):
+                made = sources.get(value.args[0].name, ())
+                if len(made) == 1:  # defined once: the name holds that allocation
+                    value.args = [made[0]]
+
+
+def local_arrays(blocks, globals_):
+    """``{name: allocation}`` for each array ``zeros_shadow`` or ``zeros_shaped``
+    allocates in these blocks, and the names it is copied to (``b = a``): arrays whose
+    values only element reads and writes of those names reach. Any other use that
+    stays reads the values (``_value_reads``); ``zeros_shadow(a)`` reads a's shape."""
+    arrays = {}
+    for block in blocks.values():
+        for stmt in block.find_insts(ir.Assign):
+            if _allocates_shadow(stmt.value, globals_):
+                arrays[stmt.target.name] = stmt.target.name
+    changed = True
+    while changed:  # copies, in any block order
+        changed = False
+        for block in blocks.values():
+            for stmt in block.find_insts(ir.Assign):
+                if (isinstance(stmt.value, ir.Var) and stmt.value.name in arrays
+                        and stmt.target.name not in arrays):
+                    arrays[stmt.target.name] = arrays[stmt.value.name]
+                    changed = True
+    defined = {}
+    for block in blocks.values():  # a name assigned twice might hold another array
+        for stmt in block.find_insts(ir.Assign):
+            defined[stmt.target.name] = defined.get(stmt.target.name, 0) + 1
+    return {name: root for name, root in arrays.items() if defined[name] == 1
+            and defined[root] == 1}
+
+
+def _value_reads(stmt, globals_, arrays):
+    """The variables whose array values ``stmt`` may read: all it uses, except the
+    array an element write writes into, the source of a copy into a name of the same
+    local array (``arrays``; the copy stands for it) and the argument of
+    ``zeros_shadow``, which reads a shape."""
+    if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
+        return [v.name for v in stmt.list_vars() if v.name != stmt.target.name]
+    if isinstance(stmt, ir.Assign):
+        value = stmt.value
+        if isinstance(value, ir.Var) and stmt.target.name in arrays:
+            return []
+        if _allocates_shadow(value, globals_, ("zeros_shadow",)):
+            return []
+    return [v.name for v in stmt.list_vars()]
 
 
 def effect_free(value, globals_):

@@ -68,10 +68,11 @@ def generated_activity(fn, active_args):
 class ForwardContext:
     """One function's JVP build: activity, tangent names, zero tangents, derived calls."""
 
-    def __init__(self, fn, active_args):
+    def __init__(self, fn, active_args, tangent_only=False):
         self.fn = fn
         self.blocks = fn.func_ir.blocks
         self.active_args = frozenset(active_args)
+        self.tangent_only = tangent_only  # return the tangent alone (``derive_jvp``)
         self.generated = is_generated(fn.py_func) or fn.extra.get("generated", False)
         self.suffix = tangent_suffix(fn.typemap)
         # the guarded product of this function's tangents: the user's elementwise loops
@@ -204,16 +205,22 @@ def build_jvp_blocks(ctx, arg_names):
         term = primal.terminator
         if isinstance(term, ir.Return):
             value = term.value
-            ret = e.tuple([value, ctx.tangent(e, value)], hint="dual")
-            e.ret(ret)
+            e.ret(ctx.tangent(e, value) if ctx.tangent_only
+                  else e.tuple([value, ctx.tangent(e, value)], hint="dual"))
         else:
             block.append(clone_stmt(term))
         blocks[label] = block
     plain_constant_products(blocks)
     primal = set(ctx.fn.typemap)
     # tangents nothing reads (of an array whose shape alone is used: hvp's forward pass
-    # of np.kron computed a 5 MB tangent for nothing); the primal's own code stays
-    remove_dead_code(blocks, removable=lambda stmt: stmt.target.name not in primal)
+    # of np.kron computed a 5 MB tangent for nothing); the primal's own code stays,
+    # unless only the tangent is returned: then what only fed the value goes too, with
+    # the element writes into shadows (hvp's primal gradient: rosenbrock_loop's hvp
+    # kept a second shadow array it wrote twice per iteration)
+    if ctx.tangent_only:
+        remove_dead_code(blocks, element_writes=True)
+    else:
+        remove_dead_code(blocks, removable=lambda stmt: stmt.target.name not in primal)
     return sink_tangents(blocks, primal)
 
 
@@ -257,8 +264,9 @@ _lock = threading.RLock()
 class JVPProgram:
     """The JVP dispatcher of one (function, argument types, active arguments)."""
 
-    def __init__(self, func, argtypes, active_args):
+    def __init__(self, func, argtypes, active_args, tangent_only=False):
         self.func = func
+        self.tangent_only = tangent_only
         self.py_func = py_function_of(func)
         self.argtypes = tuple(argtypes)
         self.active_args = tuple(sorted(active_args))
@@ -270,12 +278,14 @@ class JVPProgram:
         # holds grad's passes inline, and spliced into hvp's own body instead, its
         # reverse loop lost its vectors (rosenbrock_loop's hvp: 4.75 primal calls, not 3.0)
         self.dispatcher = generated_dispatcher(
-            f"{self.py_func.__name__}_jvp", names, self._build, internal=True, primal=func,
+            f"{self.py_func.__name__}_{'tangent' if tangent_only else 'jvp'}", names,
+            self._build, internal=True, primal=func,
             optimise_alone=True)
         self.dispatcher.adjit_jvp_of = func  # a JVP of it is a derivative of a JVP
         # the JVP of one of adjit's rule kernels is as static as the kernel: on disk too
         if static_signature(self.argtypes):
-            enable_derived_cache(self.dispatcher, func, "jvp", lambda: (
+            enable_derived_cache(self.dispatcher, func, "tangent" if tangent_only else "jvp",
+                                 lambda: (
                 self.argtypes, self.active_args, user_rules_stamp()))
         self._typed = None
 
@@ -293,7 +303,7 @@ class JVPProgram:
         ``hvp``; ``jvp(f)`` splices it into its own body instead (``ir.inlining``)."""
         try:
             with definitions_indexed(self.typed.func_ir.blocks):  # read, not changed
-                ctx = ForwardContext(self.typed, self.active_args)
+                ctx = ForwardContext(self.typed, self.active_args, self.tangent_only)
                 blocks = build_jvp_blocks(ctx, self.arg_names)
         except UnsupportedError as error:
             if not _is_forward_mode_code(self.func):
@@ -305,19 +315,22 @@ class JVPProgram:
     def show(self):
         from ..ir.printing import format_blocks
         with definitions_indexed(self.typed.func_ir.blocks):
-            ctx = ForwardContext(self.typed, self.active_args)
+            ctx = ForwardContext(self.typed, self.active_args, self.tangent_only)
             blocks = build_jvp_blocks(ctx, self.arg_names)
         return format_blocks(blocks, f"jvp of {self.py_func.__qualname__}")
 
 
-def derive_jvp(func, argtypes, active_args):
-    """The cached ``JVPProgram`` of ``func`` (shared by every call site)."""
+def derive_jvp(func, argtypes, active_args, tangent_only=False):
+    """The cached ``JVPProgram`` of ``func`` (shared by every call site). With
+    ``tangent_only`` its dispatcher returns the tangent alone and computes no more of
+    the value than the tangent needs: ``hvp``, which discards grad's value."""
     argtypes = tuple(types.unliteral(t) for t in argtypes)
-    key = (py_function_of(func), argtypes, tuple(sorted(active_args)))
+    key = (py_function_of(func), argtypes, tuple(sorted(active_args)), tangent_only)
     with _lock:
         program = _programs.get(key)
         if program is None:
-            program = _programs[key] = JVPProgram(func, argtypes, active_args)
+            program = _programs[key] = JVPProgram(func, argtypes, active_args,
+                                                  tangent_only)
         return program
 
 

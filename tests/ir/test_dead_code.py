@@ -107,3 +107,67 @@ def test_a_callee_that_is_not_a_global_is_never_a_pure_kernel():
     taken for a pure kernel, and dead-code removal dropped the appends of every list."""
     from adjit.ir.purity import is_pure_kernel
     assert not is_pure_kernel(None)
+
+
+def squares_through_a_temporary(x):
+    """The reverse pass reads the shadow of ``t``, which it writes element by element:
+    hvp needs those values (the tangent of ``x * t[i]``'s adjoint reads them)."""
+    t = np.empty_like(x)
+    for i in range(x.shape[0]):
+        t[i] = x[i] * x[i]
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += t[i] * math.sin(x[i])
+    return s
+
+
+def _shadow_writes(text):
+    """The element writes of a shown program, split by tangent or not."""
+    writes = [line.split("=")[0].strip() for line in text.splitlines()
+              if "shadow" in line.split("=")[0] and "[" in line.split("=")[0]]
+    return [w for w in writes if "%dot[" not in w], [w for w in writes if "%dot[" in w]
+
+
+def test_hvp_computes_no_gradient_it_discards():
+    """hvp's jvp of grad returns the tangent alone (``derive_jvp(tangent_only=True)``):
+    the gradient's shadow of ``x``, which only the discarded value reads, is neither
+    written nor allocated; jvp of grad keeps it. The Hessian against its closed form:
+    d2/dx_i dx_j of rosenbrock."""
+    from adjit.transform.forward import derive_jvp
+    g = adjit.grad(rosenbrock_terms)
+    full = derive_jvp(g, VEC, (0,)).show()
+    hv = derive_jvp(g, VEC, (0,), tangent_only=True).show()
+    assert [len(w) for w in _shadow_writes(full)] == [2, 2]
+    primal_writes, tangent_writes = _shadow_writes(hv)
+    assert primal_writes == [] and len(tangent_writes) == 2
+    assert hv.count("= call $zeros_shadow") == 1  # the tangent's: H v
+    x, v = np.array([0.3, -1.2, 0.8, 1.1]), np.array([1.0, -0.5, 2.0, 0.25])
+    n = x.shape[0]
+    H = np.zeros((n, n))
+    for i in range(n - 1):
+        H[i, i] += 1200.0 * x[i] ** 2 - 400.0 * x[i + 1] + 2.0
+        H[i, i + 1] += -400.0 * x[i]
+        H[i + 1, i] += -400.0 * x[i]
+        H[i + 1, i + 1] += 200.0
+    assert np.allclose(adjit.hvp(rosenbrock_terms)(x, v), H @ v, rtol=1e-13, atol=1e-12)
+    assert np.array_equal(adjit.hvp(rosenbrock_terms)(x, v),
+                          adjit.jvp(adjit.grad(rosenbrock_terms))(x, v)[1])
+
+
+def test_hvp_keeps_the_shadow_writes_its_tangent_reads():
+    """The shadow of the temporary ``t`` is read back by the reverse pass: its writes
+    stay in the tangent-only program, and the hvp matches finite differences of the
+    gradient and the closed form."""
+    from adjit.testing import check_hvp
+    from adjit.transform.forward import derive_jvp
+    hv = derive_jvp(adjit.grad(squares_through_a_temporary), VEC, (0,),
+                    tangent_only=True).show()
+    primal_writes, _ = _shadow_writes(hv)
+    assert sum(w.startswith("t%shadow") for w in primal_writes) == 2, primal_writes
+    assert not any(w.startswith("x_adjit_shadow") for w in primal_writes)
+    x, v = np.array([0.4, -0.7, 1.3]), np.array([0.5, 1.0, -2.0])
+    # f = sum x^2 sin x: f'' = 2 sin x + 4 x cos x - x^2 sin x, a diagonal Hessian
+    h = 2 * np.sin(x) + 4 * x * np.cos(x) - x * x * np.sin(x)
+    assert np.allclose(adjit.hvp(squares_through_a_temporary)(x, v), h * v,
+                       rtol=1e-13, atol=1e-13)
+    check_hvp(squares_through_a_temporary, x)

@@ -18,7 +18,7 @@ from numba.core import ir
 from .builder import fresh_name
 from .nodes import global_values
 from .numpy_effects import pure_numpy_call
-from .purity import calls_pure_kernel
+from .purity import accumulated_argument, calls_pure_kernel
 
 # expressions without effects: removing one whose result is unused changes nothing
 _PURE_OPS = frozenset({"binop", "unary", "getitem", "static_getitem", "getattr", "cast",
@@ -41,9 +41,9 @@ def remove_dead_code(blocks, removable=None, element_writes=False):
     """Delete assignments of pure values that no effectful statement needs, directly or
     through other assignments (so a loop-carried accumulator nobody reads goes too).
     ``removable(stmt)``, if given, limits which assignments may go. With
-    ``element_writes``, element writes into an array adjit allocated here
-    (``zeros_shadow``) go too when nothing that stays reads the array's values: hvp's
-    primal gradient (``local_arrays``)."""
+    ``element_writes``, element writes and ``accumulating_kernel`` updates into an
+    array adjit allocated here (``local_arrays``) go too when nothing that stays reads
+    the array's values: hvp's gradient, which it discards."""
     globals_ = global_values(blocks)
     if element_writes:
         _allocate_from_the_source(blocks, globals_)
@@ -53,16 +53,19 @@ def remove_dead_code(blocks, removable=None, element_writes=False):
                 or (element_writes and _allocates_shadow(s.value, globals_)))
             and (removable is None or removable(s))]
     arrays = local_arrays(blocks, globals_) if element_writes else {}
-    writes = [s for b in blocks.values() for s in b.body
-              if isinstance(s, (ir.SetItem, ir.StaticSetItem)) and s.target.name in arrays]
-    kept_ids = {id(s) for s in pure + writes}
+    writes = {id(s): written.name for b in blocks.values() for s in b.body
+              for written in [_written_array(s, globals_)]
+              if written is not None and written.name in arrays}
+    writes = [(s, writes[id(s)]) for b in blocks.values() for s in b.body if id(s) in writes]
+    kept_ids = {id(s) for s in pure} | {id(s) for s, _ in writes}
+    written = {id(s): name for s, name in writes}
     live, read = set(), set()  # variables needed; arrays whose values are needed
 
     def need(stmt):
         """Mark what ``stmt`` uses as needed; False when nothing new."""
         new = [v.name for v in stmt.list_vars() if v.name not in live]
         live.update(new)
-        for var in _value_reads(stmt, globals_, arrays):
+        for var in _value_reads(stmt, globals_, arrays, written.get(id(stmt))):
             if var in arrays and arrays[var] not in read:
                 read.add(arrays[var])
                 new.append(var)
@@ -78,13 +81,13 @@ def remove_dead_code(blocks, removable=None, element_writes=False):
         for stmt in pure:
             if stmt.target.name in live:
                 changed |= need(stmt)
-        for stmt in writes:
-            if arrays[stmt.target.name] in read:
+        for stmt, name in writes:
+            if arrays[name] in read:
                 changed |= need(stmt)
     for block in blocks.values():
         block.body = [s for s in block.body if id(s) not in kept_ids
-                      or (s.target.name in live if isinstance(s, ir.Assign)
-                          else arrays[s.target.name] in read)]
+                      or (arrays[written[id(s)]] in read if id(s) in written
+                          else s.target.name in live)]
     return blocks
 
 
@@ -141,13 +144,23 @@ def local_arrays(blocks, globals_):
             and defined[root] == 1}
 
 
-def _value_reads(stmt, globals_, arrays):
-    """The variables whose array values ``stmt`` may read: all it uses, except the
-    array an element write writes into, the source of a copy into a name of the same
-    local array (``arrays``; the copy stands for it) and the argument of
-    ``zeros_shadow``, which reads a shape."""
+def _written_array(stmt, globals_):
+    """The array an element write or an ``accumulating_kernel`` call writes into (its
+    only effect), or None."""
     if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
-        return [v.name for v in stmt.list_vars() if v.name != stmt.target.name]
+        return stmt.target
+    return accumulated_argument(stmt, globals_)
+
+
+def _value_reads(stmt, globals_, arrays, written=None):
+    """The variables whose array values ``stmt`` may read: all it uses, except the
+    array it only writes into (``written``, the name of a local array), the source of
+    a copy into a name of the same local array (``arrays``; the copy stands for it)
+    and the argument of ``zeros_shadow``, which reads a shape."""
+    if written is not None:
+        return [v.name for v in stmt.list_vars() if v.name != written]
+    if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
+        return [v.name for v in stmt.list_vars()]
     if isinstance(stmt, ir.Assign):
         value = stmt.value
         if isinstance(value, ir.Var) and stmt.target.name in arrays:

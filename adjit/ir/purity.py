@@ -26,3 +26,31 @@ def calls_pure_kernel(value, globals_):
     """Whether ``value`` is a call of a pure kernel with positional arguments only."""
     return (isinstance(value, ir.Expr) and value.op == "call" and not value.kws
             and value.vararg is None and is_pure_kernel(globals_.get(value.func.name)))
+
+
+#: id -> kernel: adjit's kernels that read their arguments and add into the last one,
+#: writing nothing else (the reverse updates of matrix products)
+_ACCUMULATING_KERNELS = {}
+
+
+def accumulating_kernel(kernel):
+    """Declare ``kernel`` an update: ``kernel(..., shadow)`` reads its arguments and adds
+    into ``shadow``, its last, and has no other effect. Dead-code removal drops such an
+    update of a shadow whose values nothing reads (hvp's gradient of an argument).
+    Returns it, to use as a decorator."""
+    _ACCUMULATING_KERNELS[id(kernel)] = kernel
+    return kernel
+
+
+def accumulated_argument(stmt, globals_):
+    """The array variable ``stmt`` (``void = kernel(..., shadow)``) adds into, if it
+    calls an ``accumulating_kernel`` with positional arguments; else None."""
+    value = getattr(stmt, "value", None)
+    if not (isinstance(stmt, ir.Assign) and isinstance(value, ir.Expr)
+            and value.op == "call" and value.args and not value.kws
+            and value.vararg is None):
+        return None
+    kernel = globals_.get(value.func.name)
+    if kernel is None or _ACCUMULATING_KERNELS.get(id(kernel)) is not kernel:
+        return None
+    return value.args[-1]

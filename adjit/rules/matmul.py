@@ -17,7 +17,7 @@ from numba.extending import overload
 from numba.np.numpy_support import as_dtype
 
 from ..compile.inline_library import INTERNAL_JIT_OPTIONS, internal_jit
-from ..ir.purity import pure_kernel
+from ..ir.purity import accumulating_kernel, pure_kernel
 from ..runtime.blas import accumulate_product, gemm_ready
 from .primitive import ALLOCATES, PRIMITIVES, Primitive
 from .registry import _name
@@ -85,9 +85,12 @@ def _matmul_update_b_impl(g, a, shadow):
 
 
 # called from generated reverse code: as dispatchers
-update_a = internal_jit(lambda g, b, shadow: matmul_update_a(g, b, shadow))
-update_b = internal_jit(lambda g, a, shadow: matmul_update_b(g, a, shadow))
+update_a = accumulating_kernel(
+    internal_jit(lambda g, b, shadow: matmul_update_a(g, b, shadow)))
+update_b = accumulating_kernel(
+    internal_jit(lambda g, a, shadow: matmul_update_b(g, a, shadow)))
 
+@accumulating_kernel
 @internal_jit
 def kron_update_a(g, b, shadow):
     """``shadow[i, j] += sum_kl g[i*p + k, j*q + l] * b[k, l]`` for ``C = kron(A, B)``
@@ -110,6 +113,7 @@ def kron_update_a(g, b, shadow):
             shadow[i, j] += acc
 
 
+@accumulating_kernel
 @internal_jit
 def kron_update_b(g, a, shadow):
     """``shadow[k, l] += sum_ij g[i*p + k, j*q + l] * a[i, j]`` for ``C = kron(A, B)``."""

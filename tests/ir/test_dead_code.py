@@ -171,3 +171,32 @@ def test_hvp_keeps_the_shadow_writes_its_tangent_reads():
     assert np.allclose(adjit.hvp(squares_through_a_temporary)(x, v), h * v,
                        rtol=1e-13, atol=1e-13)
     check_hvp(squares_through_a_temporary, x)
+
+
+def frobenius_of_product(W, X):
+    return np.sum((W @ X) ** 2)
+
+
+def test_hvp_drops_the_matrix_updates_of_a_discarded_gradient():
+    """The reverse pass adds ``2 (W X) X^T`` into W's shadow with a matrix update
+    (``ir.purity.accumulating_kernel``); hvp's tangent-only program keeps only the
+    update of the tangent. H v = 2 V X X^T for f = ||W X||^2."""
+    import numba
+    from adjit.transform.forward import derive_jvp
+    rng = np.random.default_rng(3)
+    W, X, V = rng.standard_normal((3, 4)), rng.standard_normal((4, 5)), rng.standard_normal((3, 4))
+    types_ = (numba.typeof(W), numba.typeof(X))
+    g = adjit.grad(frobenius_of_product)
+
+    def written_shadows(text):
+        """The last argument (the array written) of each update of W's shadows."""
+        calls = [line.split("= call $", 1)[1].split(", func=")[0] for line in
+                 text.splitlines() if "= call $" in line and "W_adjit_shadow" in line]
+        return [call.split("(", 1)[1].split(", ")[-1] for call in calls]
+    tangent_only = written_shadows(derive_jvp(g, types_, (0,), tangent_only=True).show())
+    full = written_shadows(derive_jvp(g, types_, (0,)).show())
+    # one update of the tangent's shadow (X is held fixed); jvp of grad adds the gradient's
+    assert len(tangent_only) == 1 and tangent_only[0].endswith("%dot"), tangent_only
+    assert sorted(full) == sorted([tangent_only[0][:-len("%dot")], tangent_only[0]]), full
+    assert np.allclose(adjit.hvp(frobenius_of_product)(W, X, V), 2 * V @ X @ X.T,
+                       rtol=1e-13, atol=1e-12)

@@ -277,15 +277,14 @@ class JVPProgram:
         # -O3 vectorises its loops (see inline_library). hvp's jvp of grad(f) too: it
         # holds grad's passes inline, and spliced into hvp's own body instead, its
         # reverse loop lost its vectors (rosenbrock_loop's hvp: 4.75 primal calls, not 3.0)
+        mode = "tangent" if tangent_only else "jvp"  # hvp's returns the tangent alone
         self.dispatcher = generated_dispatcher(
-            f"{self.py_func.__name__}_{'tangent' if tangent_only else 'jvp'}", names,
-            self._build, internal=True, primal=func,
-            optimise_alone=True)
+            f"{self.py_func.__name__}_{mode}", names, self._build, internal=True,
+            primal=func, optimise_alone=True)
         self.dispatcher.adjit_jvp_of = func  # a JVP of it is a derivative of a JVP
         # the JVP of one of adjit's rule kernels is as static as the kernel: on disk too
         if static_signature(self.argtypes):
-            enable_derived_cache(self.dispatcher, func, "tangent" if tangent_only else "jvp",
-                                 lambda: (
+            enable_derived_cache(self.dispatcher, func, mode, lambda: (
                 self.argtypes, self.active_args, user_rules_stamp()))
         self._typed = None
 

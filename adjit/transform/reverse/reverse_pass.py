@@ -30,6 +30,7 @@ from .handlers import emit_reverse
 from .stmt_info import NOTHING, StmtInfo
 from ...rules.arrays import add_cotangent, add_into, phi_transfer, snapshot_shadow, zeros_shaped
 from .loops import counted_loops, inductions
+from .loop_invariants import LoopInvariants
 from ...runtime import pop_record, record_words
 
 _CHEAP = (ir.Const, ir.Global, ir.FreeVar, ir.Var)
@@ -61,6 +62,8 @@ class ReversePass:
                           for p in ctx.blocks}
         self.pushes_return_id = len(self.cfg.returns) > 1
         self.rev_label = {label: self.new_label() for label in sorted(ctx.blocks)}
+        self.invariants = LoopInvariants(ctx, self.cfg)
+        self.label = None  # the block being built: its loop's invariants are free to read
 
     def pops_id(self, label):
         """Whether rev(label) learns its predecessor by popping an id (several
@@ -81,6 +84,8 @@ class ReversePass:
         self.exit_label = self.new_label()
         for label in sorted(self.ctx.blocks):
             self.build_block(label)
+        self.invariants.hoist(self.records, self.sources)
+        self.pop_records()
         self.build_entry(arg_names, shadow_names)
         self.build_exit()
         plain_constant_products(self.blocks)
@@ -91,6 +96,7 @@ class ReversePass:
         primal = self.ctx.blocks[label]
         body = ir.Block(self.scope, primal.loc)
         e = Emitter(body, self.scope, primal.loc)
+        self.label = label
         if label in self.cfg.returns:
             self.allocate_local_shadows(e)
             self.seed_array_result(e, primal.terminator.value)
@@ -108,15 +114,25 @@ class ReversePass:
             saved.append(self.counted_exits[label].counter)
         self.records[label] = saved
         head = self.new_block(self.rev_label[label], primal.loc)
-        if saved:
-            rec_type = types.Tuple([types.unliteral(self.ctx.typeof(n)) for n in saved])
-            rec = head.call(pop_record(rec_type), [head.var(TAPE)], hint="rec")
-            for k, name in enumerate(saved):
-                head.item(rec, k, target=name)
-        for stmt in remat:
+        for stmt in remat:  # the record's pop goes before these (``pop_records``)
             head.stmt(stmt)
         head.block.body.extend(body.body)
         self.goto_predecessor(head, label)
+
+    def pop_records(self):
+        """Begin each adjoint block with the pop of its block's record, once every
+        record is final (``hoist_loop_invariants`` moves items between records)."""
+        for label, saved in self.records.items():
+            if not saved:
+                continue
+            block = self.blocks[self.rev_label[label]]
+            pops = ir.Block(self.scope, block.loc)
+            e = Emitter(pops, self.scope, block.loc)
+            rec_type = types.Tuple([types.unliteral(self.ctx.typeof(n)) for n in saved])
+            rec = e.call(pop_record(rec_type), [e.var(TAPE)], hint="rec")
+            for k, name in enumerate(saved):
+                e.item(rec, k, target=name)
+            block.body[:0] = pops.body
 
     def allocate_local_shadows(self, e):
         """``y%shadow = zeros(y%shape)`` for arrays allocated in the function: the
@@ -315,7 +331,8 @@ class ReversePass:
     def cheap_arithmetic(self, value):
         """Integer arithmetic (``i + 1``), and small ``+ - *`` trees (at most
         ``_RECOMPUTE_FLOPS`` operations) over values that are free to get (arguments,
-        constants, reads of unwritten arrays, integers): recomputing costs a few flops,
+        constants, reads of unwritten arrays, integers, numbers invariant in the block's
+        loop, saved once for it: ``LoopInvariants``): recomputing costs a few flops,
         saving costs a tape write and a read (and, under ``jvp``, a tangent of each)."""
         ctx = self.ctx
         typ = types.unliteral(ctx.typeof_value(value))
@@ -334,7 +351,8 @@ class ReversePass:
         flops = 1
         for v in operands(value):
             vt = types.unliteral(ctx.typeof(v.name))
-            if v.name in ctx.arg_vars.values() or isinstance(vt, types.Integer):
+            if (v.name in ctx.arg_vars.values() or isinstance(vt, types.Integer)
+                    or self.invariants.free_in(self.label, v.name)):
                 continue
             inner = ctx.definition(v.name)
             while isinstance(inner, ir.Var):  # a copy costs what its source costs

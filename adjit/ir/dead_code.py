@@ -18,7 +18,7 @@ from numba.core import ir
 from .builder import fresh_name
 from .nodes import global_values
 from .numpy_effects import pure_numpy_call
-from .purity import accumulated_argument, calls_pure_kernel
+from .purity import accumulated_argument, allocates_zeros, calls_pure_kernel
 
 # expressions without effects: removing one whose result is unused changes nothing
 _PURE_OPS = frozenset({"binop", "unary", "getitem", "static_getitem", "getattr", "cast",
@@ -50,7 +50,7 @@ def remove_dead_code(blocks, removable=None, element_writes=False):
     pure = [s for b in blocks.values() for s in b.body
             if isinstance(s, ir.Assign) and (
                 effect_free(s.value, globals_)
-                or (element_writes and _allocates_shadow(s.value, globals_)))
+                or (element_writes and allocates_zeros(s.value, globals_)))
             and (removable is None or removable(s))]
     arrays = local_arrays(blocks, globals_) if element_writes else {}
     writes = {id(s): written.name for b in blocks.values() for s in b.body
@@ -91,14 +91,6 @@ def remove_dead_code(blocks, removable=None, element_writes=False):
     return blocks
 
 
-def _allocates_shadow(value, globals_, kinds=("zeros_shadow", "zeros_shaped")):
-    """Whether ``value`` calls one of adjit's allocations of zeros named in ``kinds``
-    (``rules.arrays``): removable when unused."""
-    from ..rules import arrays
-    return (isinstance(value, ir.Expr) and value.op == "call"
-            and any(globals_.get(value.func.name) is getattr(arrays, k) for k in kinds))
-
-
 def _allocate_from_the_source(blocks, globals_):
     """``zeros_shadow(s)`` for ``s = zeros_shadow(x)`` becomes ``zeros_shadow(x)`` (the
     same shape, dtype and order), so that a tangent's allocation does not keep a shadow
@@ -106,12 +98,12 @@ def _allocate_from_the_source(blocks, globals_):
     sources = {}
     for block in blocks.values():
         for stmt in block.find_insts(ir.Assign):
-            if _allocates_shadow(stmt.value, globals_, ("zeros_shadow",)):
+            if allocates_zeros(stmt.value, globals_, like=True):
                 sources.setdefault(stmt.target.name, []).append(stmt.value.args[0])
     for block in blocks.values():
         for stmt in block.find_insts(ir.Assign):
             value = stmt.value
-            if _allocates_shadow(value, globals_, ("zeros_shadow",)):
+            if allocates_zeros(value, globals_, like=True):
                 made = sources.get(value.args[0].name, ())
                 if len(made) == 1:  # defined once: the name holds that allocation
                     value.args = [made[0]]
@@ -125,7 +117,7 @@ def local_arrays(blocks, globals_):
     arrays = {}
     for block in blocks.values():
         for stmt in block.find_insts(ir.Assign):
-            if _allocates_shadow(stmt.value, globals_):
+            if allocates_zeros(stmt.value, globals_):
                 arrays[stmt.target.name] = stmt.target.name
     changed = True
     while changed:  # copies, in any block order
@@ -165,7 +157,7 @@ def _value_reads(stmt, globals_, arrays, written=None):
         value = stmt.value
         if isinstance(value, ir.Var) and stmt.target.name in arrays:
             return []
-        if _allocates_shadow(value, globals_, ("zeros_shadow",)):
+        if allocates_zeros(value, globals_, like=True):
             return []
     return [v.name for v in stmt.list_vars()]
 

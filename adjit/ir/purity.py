@@ -54,3 +54,28 @@ def accumulated_argument(stmt, globals_):
     if kernel is None or _ACCUMULATING_KERNELS.get(id(kernel)) is not kernel:
         return None
     return value.args[-1]
+
+
+#: id -> (kernel, like): adjit's allocations of zeros, and whether the array is shaped
+#: like the kernel's one argument, of which it reads only the shape
+_ZEROS_KERNELS = {}
+
+
+def zeros_kernel(like=False):
+    """Declare a kernel an allocation of zeros and nothing else (removable when its
+    array is unused); ``like``: ``kernel(a)`` is shaped, typed and ordered like ``a``,
+    whose shape alone it reads, so ``kernel(kernel(a))`` is ``kernel(a)``. Returns a
+    decorator."""
+    def declare(kernel):
+        _ZEROS_KERNELS[id(kernel)] = (kernel, like)
+        return kernel
+    return declare
+
+
+def allocates_zeros(value, globals_, like=False):
+    """Whether ``value`` calls a ``zeros_kernel`` (with ``like``, a ``like`` one)."""
+    if not (isinstance(value, ir.Expr) and value.op == "call"):
+        return False
+    kernel = globals_.get(value.func.name)
+    entry = _ZEROS_KERNELS.get(id(kernel)) if kernel is not None else None
+    return entry is not None and entry[0] is kernel and (entry[1] or not like)

@@ -24,7 +24,7 @@ from numba.np.arrayobj import populate_array
 
 from ..compile.inline_library import internal_jit
 from ..compile.whole_writes import assign_selection, assign_whole
-from ..ir.purity import pure_kernel
+from ..ir.purity import pure_kernel, zeros_kernel
 from .core import deflinear, names_read
 from .primitive import ALLOCATES, PRIMITIVES, Primitive
 
@@ -50,6 +50,7 @@ def defallocation(prims, filled=False):
         PRIMITIVES.register([prim], Allocation(f"np.{getattr(prim, '__name__', prim)}", filled))
 
 
+@zeros_kernel(like=True)
 @intrinsic
 def zeros_shadow(typingctx, a):
     """``np.zeros_like(a)`` for the shadows and tangents generated code allocates, as an
@@ -68,6 +69,7 @@ def zeros_shadow(typingctx, a):
     return result(a), codegen
 
 
+@zeros_kernel()
 @intrinsic
 def zeros_shaped(typingctx, shape, dtype):
     """``np.zeros(shape, dtype)`` for a shape tuple read from an array (so its size

@@ -99,3 +99,22 @@ def test_a_value_changed_by_the_loop_is_saved_per_iteration():
     saved, rev = _saved_in_loops(while_loop)
     assert any(name.startswith("s") for name in saved), saved
     assert not any(name.startswith("a") or "call" in name for name in saved), saved
+
+
+def rescaled_each_round(x, w):
+    """v changes between rounds of the outer loop (a phi in its header) and is read by
+    the inner loop: invariant in the inner loop, saved at the inner loop's exit each
+    round, with the value that round read."""
+    v = w
+    s = 0.0
+    for k in range(3):
+        for j in range(x.shape[0]):
+            s += v * x[j] * x[j]
+        v = v * 0.5 + 0.1 * math.sin(s)
+    return s
+
+
+def test_a_value_an_outer_loop_changes_is_saved_per_round():
+    check_grad(rescaled_each_round, X, 0.7)
+    check_jvp(rescaled_each_round, X, 0.7)
+    check_hvp(rescaled_each_round, X, 0.7)

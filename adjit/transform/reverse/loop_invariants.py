@@ -14,7 +14,10 @@ A value moves out of loop ``L`` when:
 - the function assigns it in exactly one statement (the typed IR is SSA), in a block
   outside ``L`` that dominates ``L``'s header, so it holds that one value throughout;
 - that block dominates every exit of ``L`` too, so the value is defined wherever the
-  forward sweep leaves the loop (or skips it: a loop tested at its bottom).
+  forward sweep leaves the loop (or skips it: a loop tested at its bottom);
+- if a phi assigns it, no edge out of ``L`` brings it another value: the forward sweep
+  copies a phi's incoming value at the end of the predecessor, which would then be a
+  block of ``L``, before the exit's record is pushed.
 """
 from numba.core import ir, types
 from numba.core.analysis import compute_cfg_from_blocks
@@ -33,7 +36,7 @@ class LoopInvariants:
         for loop in sorted(loops, key=lambda lp: -len(lp.body)):
             for label in loop.body:
                 self.innermost[label] = loop
-        self.defined = _defining_blocks(ctx.blocks) if loops else {}
+        self.defined, self.phi_inputs = _definitions(ctx.blocks) if loops else ({}, {})
         self.dominators = cfg.dominators() if loops else {}
 
     def free_in(self, label, name):
@@ -74,19 +77,26 @@ class LoopInvariants:
         if not isinstance(types.unliteral(ctx.typeof(name)), SCALARS):
             return False
         where = self.defined.get(name)
+        if any(block in loop.body and value != name
+               for block, value in self.phi_inputs.get(name, ())):
+            return False
         return (where is not None and where not in loop.body
                 and all(where in self.dominators[b] for b in (loop.header, *loop.exits)))
 
 
-def _defining_blocks(blocks):
-    """``{name: label}`` of the names assigned exactly once, to the block assigning it."""
-    seen, once = set(), {}
+def _definitions(blocks):
+    """``{name: label}`` of the names assigned exactly once, to the block assigning it,
+    and ``{name: [(incoming block, incoming name)]}`` of those a phi assigns."""
+    seen, once, phis = set(), {}, {}
     for label, block in blocks.items():
         for stmt in block.find_insts(ir.Assign):
-            name = stmt.target.name
+            name, value = stmt.target.name, stmt.value
             if name in seen:
                 once.pop(name, None)
             else:
                 seen.add(name)
                 once[name] = label
-    return once
+            if isinstance(value, ir.Expr) and value.op == "phi":
+                phis[name] = [(b, getattr(v, "name", None)) for b, v in
+                              zip(value.incoming_blocks, value.incoming_values)]
+    return once, phis

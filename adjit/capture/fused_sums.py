@@ -29,21 +29,16 @@ Fortran result), so the value is the primal's to the bit. The helper is compiled
 ``error_model="numpy"``: the array operations it replaces divide by zero to inf.
 """
 import operator
-import threading
 
 import numpy as np
-from numba.core import ir, ssa, types
-from numba.core.compiler import run_frontend
+from numba.core import ir, types
 from numba.core.registry import cpu_target
 
 from .. import config
-from ..compile.caches import owned_cache
-from ..compile.dispatcher import generated_dispatcher
-from ..compile.inline_library import internal_jit
 from ..ir.builder import fresh_name
 from ..ir.nodes import single_definition
 from ..rules.classify import callee_object, elementwise_parts
-from .vectorize import fit_shape
+from .fused_loops import REDUCTIONS, STEPS, fused_map_helper, fused_sum_helper
 
 MAX_OPERANDS = 8
 #: the fewest operations worth fusing. One alone (``np.sum(np.sin(x))``) has a rule whose
@@ -51,263 +46,6 @@ MAX_OPERANDS = 8
 #: back; its fused loop's forward sweep computed and recorded ``cos`` of each element
 #: (``sum_sin_1000``'s gradient 1.16 -> 2.07 primal calls, hvp 1.83 -> 3.31)
 MIN_NODES = 2
-
-_lock = threading.RLock()
-_helpers = owned_cache("fused_sum_helper")
-
-
-# ---- the operands' shapes: broadcast as NumPy's, a step of 0 along an axis of length 1 ---
-
-@internal_jit
-def _steps1(a):
-    """Steps of a 1-D operand: 0 along an axis of length 1 (broadcast), else 1. (A step,
-    not a conditional index in the loop, whose branch a derivative would record per
-    element.)"""
-    return (0 if a.shape[0] == 1 else 1,)
-
-
-@internal_jit
-def _steps2(a):
-    return (0 if a.shape[0] == 1 else 1, 0 if a.shape[1] == 1 else 1)
-
-
-@internal_jit
-def _steps3(a):
-    return (0 if a.shape[0] == 1 else 1, 0 if a.shape[1] == 1 else 1,
-            0 if a.shape[2] == 1 else 1)
-
-
-_STEPS = {1: _steps1, 2: _steps2, 3: _steps3}
-
-
-# ---- the loops: templates whose placeholder call becomes the element's computation ------
-
-def _element(i, j, k):
-    """Placeholder in the templates: where the operands are read and the tree computed."""
-
-
-def _finish(total, shape):
-    """Placeholder in the templates: the result from the total (``_FINISH``)."""
-
-
-@internal_jit
-def _total(total, shape):
-    """``np.sum``'s result: the total."""
-    return total
-
-
-@internal_jit
-def _mean(total, shape):
-    """``np.mean``'s result: the total over the count (NaN for no elements, as Numba's)."""
-    size = 1
-    for n in shape:
-        size *= n
-    if size == 0:
-        return np.nan
-    return total / size
-
-
-#: the reduction -> what its result is made of the total
-_FINISH = {np.sum: _total, np.mean: _mean}
-
-
-def _loops_1d(shape):
-    total = 0.0
-    for i in range(shape[0]):
-        total += _element(i, 0, 0)
-    return _finish(total, shape)
-
-
-def _loops_2d(shape):
-    total = 0.0
-    for i in range(shape[0]):
-        for j in range(shape[1]):
-            total += _element(i, j, 0)
-    return _finish(total, shape)
-
-
-def _loops_2d_fortran(shape):
-    total = 0.0
-    for j in range(shape[1]):
-        for i in range(shape[0]):
-            total += _element(i, j, 0)
-    return _finish(total, shape)
-
-
-def _loops_3d(shape):
-    total = 0.0
-    for i in range(shape[0]):
-        for j in range(shape[1]):
-            for k in range(shape[2]):
-                total += _element(i, j, k)
-    return _finish(total, shape)
-
-
-def _loops_3d_fortran(shape):
-    total = 0.0
-    for k in range(shape[2]):
-        for j in range(shape[1]):
-            for i in range(shape[0]):
-                total += _element(i, j, k)
-    return _finish(total, shape)
-
-
-#: (rank, Fortran order) -> the loop nest, adding in the order ``np.sum`` reads memory
-_LOOPS = {(1, False): _loops_1d, (1, True): _loops_1d, (2, False): _loops_2d,
-          (2, True): _loops_2d_fortran, (3, False): _loops_3d, (3, True): _loops_3d_fortran}
-
-
-def fused_sum_helper(tree, ranks, ndim, fortran, reduction=np.sum):
-    """The helper ``(operands..., shape, steps...) -> sum`` adding the statements of
-    ``tree`` (``_tree_stmts``) over operands of ``ranks`` (0 for a number), for a
-    result of rank ``ndim`` (cached): a generated plain function, derived as any loop.
-    ``reduction`` (``np.sum`` or ``np.mean``) says what it returns of the total."""
-    key = (tree, tuple(ranks), ndim, fortran, reduction)
-    with _lock:
-        if key not in _helpers:
-            names = [f"a{k}" for k in range(len(ranks))] + ["shape"] + [
-                f"step{k}_{d}" for k, rank in enumerate(ranks) for d in range(rank)]
-
-            def build(argtypes):
-                return _helper_blocks(_LOOPS[ndim, fortran], tree, ranks, ndim,
-                                      _FINISH[reduction])
-            # the array operations it replaces divide by zero to inf, not raise
-            _helpers[key] = generated_dispatcher("fused_sum", names, build, plain=True,
-                                                 internal=True,
-                                                 options={"error_model": "numpy"})
-        return _helpers[key]
-
-
-def _helper_blocks(template, tree, ranks, ndim, finish):
-    """The template's IR with the operands as arguments, their shapes broadcast before
-    the loops, each element read and the tree computed on them in the loop body (as a
-    hand-written loop: no call per element), and the result made by ``finish``."""
-    func_ir = run_frontend(template)
-    placeholders = {}
-    for block in func_ir.blocks.values():
-        for stmt in block.body:
-            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Global) and \
-                    stmt.value.value in (_element, _finish):
-                placeholders[stmt.target.name] = stmt.value.value
-                if stmt.value.value is _finish:
-                    stmt.value = ir.Global(finish.__name__, finish, stmt.loc)
-    operands, steps = _arguments(func_ir.blocks[min(func_ir.blocks)], ranks)
-    scope, loc = operands[0].scope, operands[0].loc
-    for block in func_ir.blocks.values():
-        for n, stmt in enumerate(block.body):
-            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and \
-                    stmt.value.op == "call" and \
-                    placeholders.get(stmt.value.func.name) is _element:
-                reads, elements = _element_reads(scope, loc, operands, steps,
-                                                 stmt.value.args[:ndim])
-                block.body[n:n + 1] = reads + _tree_stmts(tree, scope, elements,
-                                                          stmt.target)
-                break
-    for block in func_ir.blocks.values():  # the placeholder itself, a Python function
-        block.body = [s for s in block.body if not (
-            isinstance(s, ir.Assign) and placeholders.get(s.target.name) is _element)]
-    ssa.reconstruct_ssa(func_ir)
-    return func_ir.blocks
-
-
-def _arguments(entry, ranks):
-    """Make the template's entry take the operands, the shape and each array operand's
-    steps as arguments, and broadcast the shape with the operands'
-    (``vectorize.fit_shape``). Returns the operand variables and ``{operand: [step per
-    axis]}``. The steps are arguments because a derivative reads an argument anywhere,
-    where a value computed here would be recorded with every element."""
-    scope, loc = entry.scope, entry.loc
-    (shape_arg,) = [s for s in entry.body if isinstance(s, ir.Assign)
-                    and isinstance(s.value, ir.Arg)]
-    shape = shape_arg.target
-    operands = [ir.Var(scope, f"a{k}", loc) for k in range(len(ranks))]
-    prologue = [ir.Assign(ir.Arg(v.name, k, loc), v, loc) for k, v in enumerate(operands)]
-    prologue.append(ir.Assign(ir.Arg("shape", len(ranks), loc), shape, loc))
-    steps, index = {}, len(ranks) + 1
-    for k, rank in enumerate(ranks):
-        if rank:
-            prologue += _called(scope, loc, fit_shape, [operands[k], shape], shape)
-            steps[k] = [ir.Var(scope, f"step{k}_{d}", loc) for d in range(rank)]
-            for var in steps[k]:
-                prologue.append(ir.Assign(ir.Arg(var.name, index, loc), var, loc))
-                index += 1
-    at = entry.body.index(shape_arg)
-    entry.body[at:at + 1] = prologue
-    return operands, steps
-
-
-def _called(scope, loc, callee, args, target):
-    """Statements ``target = callee(*args)``."""
-    func = ir.Var(scope, fresh_name("$fused_callee"), loc)
-    return [ir.Assign(ir.Global(callee.__name__, callee, loc), func, loc),
-            ir.Assign(ir.Expr.call(func, list(args), (), loc), target, loc)]
-
-
-def _element_reads(scope, loc, operands, steps, positions):
-    """Statements reading each operand at ``positions`` (a number is itself): the index
-    along each axis is the position times the operand's step (read before the loops, so
-    a derivative records nothing per element for it). Returns them and the variables
-    holding the elements."""
-    stmts, elements = [], []
-    for k, var in enumerate(operands):
-        if k not in steps:
-            elements.append(var)
-            continue
-        index = []
-        for d, position in enumerate(positions):
-            step = steps[k][d]
-            at = ir.Var(scope, fresh_name(f"$at{k}_{d}"), loc)
-            stmts.append(ir.Assign(ir.Expr.binop(operator.mul, position, step, loc), at,
-                                   loc))
-            index.append(at)
-        if len(index) > 1:
-            tup = ir.Var(scope, fresh_name(f"$index{k}"), loc)
-            stmts.append(ir.Assign(ir.Expr.build_tuple(index, loc), tup, loc))
-            index = [tup]
-        element = ir.Var(scope, fresh_name(f"$element{k}"), loc)
-        stmts.append(ir.Assign(ir.Expr.getitem(var, index[0], loc), element, loc))
-        elements.append(element)
-    return stmts, elements
-
-
-# ---- the tree's statements, on numbers ------------------------------------------------
-
-def _tree_stmts(tree, scope, elements, target):
-    """Statements computing the tree on numbers into ``target``, its operands read from
-    ``elements``. ``tree`` is ``(nodes, loc)``: each node is ``(op, primitive, operand
-    refs)`` in evaluation order, a ref ``("arg", k)``, ``("node", n)`` or ``("const",
-    type name, value)``; the last node is the result, ``loc`` the sum's ``(file, line)``,
-    which messages about these statements name."""
-    nodes, loc = tree[0], ir.Loc(*tree[1])
-    stmts, results = [], []
-    for op, fn, refs in nodes:
-        operands = []
-        for ref in refs:
-            if ref[0] == "arg":
-                operands.append(elements[ref[1]])
-            elif ref[0] == "node":
-                operands.append(results[ref[1]])
-            else:
-                var = ir.Var(scope, fresh_name("$fused_const"), loc)
-                stmts.append(ir.Assign(ir.Const(ref[2], loc), var, loc))
-                operands.append(var)
-        result = ir.Var(scope, fresh_name("$fused"), loc)
-        stmts.append(ir.Assign(_node_expr(scope, stmts, op, fn, operands, loc), result,
-                               loc))
-        results.append(result)
-    stmts.append(ir.Assign(results[-1], target, loc))
-    return stmts
-
-
-def _node_expr(scope, stmts, op, fn, operands, loc):
-    """The expression of one node on numbers (a ufunc is called on them)."""
-    if op == "binop":
-        return ir.Expr.binop(fn, operands[0], operands[1], loc)
-    if op == "unary":
-        return ir.Expr.unary(fn, operands[0], loc)
-    func = ir.Var(scope, fresh_name("$fused_fn"), loc)
-    stmts.append(ir.Assign(ir.Global(fn.__name__, fn, loc), func, loc))
-    return ir.Expr.call(func, operands, (), loc)
 
 
 # ---- the pass -------------------------------------------------------------------------
@@ -334,12 +72,45 @@ class FuseElementwiseSums:
                     _Fusion(fn, block, stmt, uses).apply()
 
 
+class FuseElementwiseMaps:
+    """``t = <elementwise tree>`` kept as an array (returned, stored, read by something
+    other than an elementwise operation) -> ``t = fused_map(operands..., shape,
+    steps...)``: one loop writing a new array, where each operation made a temporary
+    and its derivative an adjoint array. Runs after ``FuseElementwiseSums``, so a tree
+    under a sum is a fused sum; the trees are taken from the last statement of a block
+    back, so each is as large as it can be."""
+
+    name = "fuse_elementwise_maps"
+
+    def run(self, fn):
+        if not config.FUSE_SUMS:  # ``ADJIT_FUSE_SUMS=0``
+            return
+        uses = _use_counts(fn.func_ir.blocks)
+        for block in fn.func_ir.blocks.values():
+            for stmt in reversed(list(block.body)):
+                if _maps_to_array(fn, stmt) and any(s is stmt for s in block.body):
+                    _Fusion(fn, block, stmt, uses, root=stmt.target).apply()
+
+
+def _maps_to_array(fn, stmt):
+    """Whether ``stmt`` assigns an elementwise operation's new float64 array, of rank 1
+    to 3 and C or Fortran order (what ``fused_map_helper`` makes)."""
+    if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr)
+            and stmt.value.op in ("call", "binop", "unary")):
+        return False
+    typ = fn.typemap.get(stmt.target.name)
+    if not (isinstance(typ, types.Array) and typ.dtype == types.float64
+            and 1 <= typ.ndim <= 3 and typ.layout in ("C", "F") and typ.mutable):
+        return False
+    return elementwise_parts(fn, stmt.value) is not None
+
+
 def _is_sum(fn, value):
     """Whether ``value`` is ``np.sum(a)`` or ``np.mean(a)`` of a float64 array of rank 1
     to 3."""
     if value.kws or value.vararg or value.varkwarg or len(value.args) != 1:
         return False
-    if callee_object(fn, value.func) not in _FINISH:
+    if callee_object(fn, value.func) not in REDUCTIONS:
         return False
     typ = fn.typeof(value.args[0].name)
     return (isinstance(typ, types.Array) and typ.dtype == types.float64
@@ -384,7 +155,7 @@ def _pure_call(fn, value):
 def _typed_steps(fn, scope, loc, array, rank, steps):
     """Typed statements ``s = _steps<rank>(array); s0 = s[0]; ...`` (appending the step
     variables to ``steps``): the helper takes each step as an argument."""
-    callee = _STEPS[rank]
+    callee = STEPS[rank]
     fnty = types.Dispatcher(callee)
     sig = cpu_target.typing_context.resolve_function_type(
         fnty, (fn.typeof(array.name),), {})
@@ -414,9 +185,10 @@ _LEFT_ALONE = (operator.mod, operator.floordiv)
 class _Fusion:
     """The tree under one ``np.sum`` and its rewrite."""
 
-    def __init__(self, fn, block, stmt, uses):
+    def __init__(self, fn, block, stmt, uses, root=None):
         self.fn, self.block, self.stmt, self.uses = fn, block, stmt, uses
-        self.summed = stmt.value.args[0]
+        self.map = root is not None  # a fused map: ``stmt`` assigns the tree's root
+        self.summed = stmt.value.args[0] if root is None else root
         self.ndim = fn.typeof(self.summed.name).ndim
         self.position = {id(s): k for k, s in enumerate(block.body)}
         self.defs = {s.target.name: s for s in block.body if isinstance(s, ir.Assign)}
@@ -432,7 +204,9 @@ class _Fusion:
             except _NotFusable:
                 return
             # an operation read twice (``t * t``) is one node, if every read is the tree's
-            outside = {name for name, n in self.reads.items() if n != self.uses[name]}
+            # (a map's root is read outside: that is what it is for)
+            outside = {name for name, n in self.reads.items()
+                       if n != self.uses[name] and not (self.map and name == self.summed.name)}
             if not outside:
                 break
             self.kept |= outside
@@ -445,8 +219,9 @@ class _Fusion:
     def node_parts(self, var):
         """``(stmt, prim, operands)`` when ``var`` is an operation this tree can take in."""
         stmt = self.defs.get(var.name)
-        if stmt is None or var.name in self.kept or \
-                self.position[id(stmt)] >= self.position[id(self.stmt)]:
+        if stmt is None or var.name in self.kept or (
+                self.position[id(stmt)] >= self.position[id(self.stmt)]
+                and not (self.map and stmt is self.stmt)):
             return None
         parts = elementwise_parts(self.fn, stmt.value)
         if parts is None or parts[0] in _LEFT_ALONE:
@@ -517,18 +292,27 @@ class _Fusion:
         return True
 
     def rewrite(self):
-        """Call the helper in place of ``np.sum`` and drop the fused statements."""
+        """Call the helper in place of ``np.sum`` (of a map's root operation) and drop
+        the fused statements."""
         fn, block, loc = self.fn, self.block, self.stmt.loc
         operands = [var for _, var in sorted(self.leaves.values(), key=lambda p: p[0])]
         ranks = [getattr(types.unliteral(fn.typeof(v.name)), "ndim", 0) for v in operands]
-        reduction = callee_object(fn, self.stmt.value.func)
-        # ``np.sum`` and ``np.mean`` add in memory order
+        if self.ndim not in ranks:
+            return  # numbers only (``x * 2.0`` of a 0-d read): no shape to loop over
+        # ``np.sum`` and ``np.mean`` add in memory order; a map writes its result's
         fortran = fn.typeof(self.summed.name).layout == "F" and self.ndim > 1
         tree = (tuple(self.nodes), (loc.filename, loc.line))
-        helper = fused_sum_helper(tree, ranks, self.ndim, fortran, reduction)
+        if self.map:
+            helper = fused_map_helper(tree, ranks, self.ndim, fortran)
+            result = fn.typeof(self.summed.name)
+        else:
+            helper = fused_sum_helper(tree, ranks, self.ndim, fortran,
+                                      callee_object(fn, self.stmt.value.func))
+            result = types.float64
         first_array = operands[ranks.index(self.ndim)]
         shape = ir.Var(block.scope, fresh_name(f"{first_array.name}%fshape"), loc)
-        func = ir.Var(block.scope, fresh_name("$fused_sum"), loc)
+        func = ir.Var(block.scope, fresh_name("$fused_map" if self.map else "$fused_sum"),
+                      loc)
         shape_type = types.UniTuple(types.intp, self.ndim)
         fn.typemap[shape.name] = shape_type
         prologue = [ir.Assign(ir.Expr.getattr(first_array, "shape", loc), shape, loc)]
@@ -540,18 +324,19 @@ class _Fusion:
         fnty = types.Dispatcher(helper)
         argtypes = tuple(fn.typeof(a.name) for a in args)
         sig = cpu_target.typing_context.resolve_function_type(fnty, argtypes, {})
-        if sig is None or sig.return_type != types.float64:
+        if sig is None or sig.return_type != result:
             return
         at = block.body.index(self.stmt)
         block.body[at:at] = prologue + [
             ir.Assign(ir.Global(helper.__name__, helper, loc), func, loc)]
         fn.typemap[func.name] = fnty
         new = ir.Expr.call(func, args, (), loc)
-        del fn.calltypes[self.stmt.value]
+        fn.calltypes.pop(self.stmt.value, None)
         fn.calltypes[new] = sig
         self.stmt.value = new
-        gone = {s.target.name for s in self.fused}
-        fused = {id(s) for s in self.fused}
+        dropped = [s for s in self.fused if s is not self.stmt]  # a map's root stays
+        gone = {s.target.name for s in dropped}
+        fused = {id(s) for s in dropped}
         block.body = [s for s in block.body if not (
             id(s) in fused
             or (isinstance(s, ir.Del) and s.value in gone)

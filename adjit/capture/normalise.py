@@ -15,7 +15,7 @@ from .call_binding import (BindCallArguments, CallNumberClassGlobals, CastToExpl
                            JitableFunctionsToDispatchers)
 from .composites import CompositesToHelpers
 from .effects import call_writes
-from .fused_sums import FuseElementwiseSums
+from .fused_sums import FuseElementwiseMaps, FuseElementwiseSums
 from .comprehensions import ArrayLiteralToWrites, ComprehensionToEmpty, ListOperandsToArrays
 from .list_iteration import IndexListIteration, IndexTupleIteration
 from .inplace_arrays import (DropSelfSliceWrites, EllipsisWriteToSliceWrite, FillToSliceWrite,
@@ -336,7 +336,7 @@ NORMALISE = [UnknownStaticIndexToGetitem(), ContiguousAliases(), InplaceArrayToS
              IndexTupleIteration(), TupleOperationsToBuilds(), TupleSumToAdds(),
              DivmodToBuild(), UnpackedRowsToIndexing(), TuplesToItems(),
              ForwardTupleItems(), NestVariadicMinMax(), WholeArrayAxisReduction(),
-             SquareToMultiply(), FuseElementwiseSums(),
+             SquareToMultiply(), FuseElementwiseSums(), FuseElementwiseMaps(),
              CommonElementReads()]
 
 

@@ -6,9 +6,9 @@
   Numba and LLVM per generated function) to stderr; see ``compile/timing.py``.
 - ``ADJIT_KERNEL_CACHE=0`` compile adjit's rule kernels in every process instead of
   keeping them on disk (``compile/kernel_cache.py``).
-- ``ADJIT_FUSE_SUMS=0`` differentiate ``np.sum`` of an elementwise expression through the
-  array rules, one operation at a time, instead of as one fused loop
-  (``capture/fused_sums.py``): to compare the two.
+- ``ADJIT_FUSE_SUMS=0`` differentiate elementwise expressions (under ``np.sum`` or kept as
+  arrays) through the array rules, one operation at a time, instead of as one fused
+  loop (``capture/fused_sums.py``): to compare the two.
 """
 import os
 

@@ -143,12 +143,14 @@ def _dead_getattrs(blocks, counts):
 
 def _pure_call(fn, value):
     """Whether ``value`` calls a NumPy ufunc or a ``math`` function (on numbers: the
-    ``np.log(s)`` of ``np.log(s) * x``), which writes nothing."""
+    ``np.log(s)`` of ``np.log(s) * x``) or makes a slice, which writes nothing."""
     if value.op != "call" or value.kws or value.vararg:
         return False
     callee = callee_object(fn, value.func)
     if isinstance(callee, np.ufunc):
         return len(value.args) <= callee.nin  # not ``np.sin(x, out)``
+    if callee is slice:  # the ``1:-1`` of ``u[1:-1]`` between two operations
+        return True
     return getattr(callee, "__module__", None) == "math"
 
 
@@ -206,7 +208,8 @@ class _Fusion:
             # an operation read twice (``t * t``) is one node, if every read is the tree's
             # (a map's root is read outside: that is what it is for)
             outside = {name for name, n in self.reads.items()
-                       if n != self.uses[name] and not (self.map and name == self.summed.name)}
+                       if n != self.uses.get(name, 0)
+                       and not (self.map and name == self.summed.name)}
             if not outside:
                 break
             self.kept |= outside

@@ -341,11 +341,18 @@ NORMALISE = [UnknownStaticIndexToGetitem(), ContiguousAliases(), InplaceArrayToS
 
 
 def normalise(fn):
-    """Run every normalisation pass over ``fn`` (checks and dumps per the config)."""
+    """Run every normalisation pass over ``fn`` (checks and dumps per the config), once:
+    ``capture`` hands every caller the same typed IR, which the passes edit in place, and
+    they are not all idempotent (a fusion rejected for a statement between its
+    operations can succeed once a smaller fusion has moved them), so the analyses of one
+    derivative, each of which normalises, must all see the IR of a single run."""
+    if fn.extra.get("normalised"):
+        return fn
     for p in NORMALISE:
         p.run(fn)
         after_rewrite(fn.func_ir.blocks, f"normalise:{p.name} of {fn.name}",
                       fn.func_ir.arg_names)
+    fn.extra["normalised"] = True
     return fn
 
 

@@ -341,18 +341,37 @@ NORMALISE = [UnknownStaticIndexToGetitem(), ContiguousAliases(), InplaceArrayToS
 
 
 def normalise(fn):
-    """Run every normalisation pass over ``fn`` (checks and dumps per the config), once:
-    ``capture`` hands every caller the same typed IR, which the passes edit in place, and
-    they are not all idempotent (a fusion rejected for a statement between its
-    operations can succeed once a smaller fusion has moved them), so the analyses of one
-    derivative, each of which normalises, must all see the IR of a single run."""
+    """Run the normalisation passes over ``fn`` (checks and dumps per the config) until a
+    round of them changes nothing, once per captured IR: ``capture`` hands every caller
+    the same typed IR, which the passes edit in place, and a round is not always
+    idempotent (a fusion rejected for a statement between its operations can succeed
+    once a smaller fusion has moved them), so every analysis of one derivative must see
+    the same, final IR."""
     if fn.extra.get("normalised"):
         return fn
-    for p in NORMALISE:
-        p.run(fn)
-        after_rewrite(fn.func_ir.blocks, f"normalise:{p.name} of {fn.name}",
-                      fn.func_ir.arg_names)
+    before = _statements(fn)
+    for _ in range(MAX_ROUNDS):
+        for p in NORMALISE:
+            p.run(fn)
+            after_rewrite(fn.func_ir.blocks, f"normalise:{p.name} of {fn.name}",
+                          fn.func_ir.arg_names)
+        after = _statements(fn)
+        if after == before:
+            break
+        before = after
     fn.extra["normalised"] = True
     return fn
+
+
+#: the most rounds of the passes ``normalise`` runs: a pass may leave what an earlier
+#: pass of the list would rewrite (a tuple forwarded once another pass made it a
+#: build), so the list runs until a round changes nothing
+MAX_ROUNDS = 4
+
+
+def _statements(fn):
+    """The IR as text, to tell whether a round of the passes changed it."""
+    return [str(stmt) for label in sorted(fn.func_ir.blocks)
+            for stmt in fn.func_ir.blocks[label].body]
 
 

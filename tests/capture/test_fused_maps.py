@@ -141,13 +141,13 @@ def read_outside_the_tree(x):
 def written_between(x):
     y = x.copy()
     t = np.sin(y) * y
-    y[0] = 5.0               # after t: t keeps the old y[0]
-    u = t * 2.0 + y
+    y[0] = 5.0               # after t: t keeps the old y[0]; u, a map of its own, reads
+    u = t * 2.0 + y          # t as an operand and the new y
     return u[0] + u[1]
 
 
 @pytest.mark.parametrize("f, fused", [(single_operation, 0), (read_outside_the_tree, 2),
-                                      (written_between, 1)],
+                                      (written_between, 2)],
                          ids=["single_operation", "read_outside", "written_between"])
 def test_trees_left_alone_or_cut(f, fused):
     assert _fused_maps(f, X1) == fused

@@ -1,4 +1,4 @@
-"""``np.sum`` or ``np.mean`` of an elementwise expression becomes one loop.
+"""An elementwise expression becomes one loop: summed (a fused sum) or kept (a fused map).
 
 ``np.sum(np.sin(x) * x)`` computes two whole temporaries and sums the second. Its
 derivative kept them too: one loop and one temporary per operation going forward, and one
@@ -7,25 +7,31 @@ or ``.sum()``) of a tree of elementwise operations (NumPy ufuncs that have a sca
 the arithmetic operators, comparisons) into a call of a generated helper: one loop over
 the elements whose body is the tree's own statements applied to numbers
 (``total += np.sin(a[i]) * a[i]``), built as Numba IR from a template loop nest
-(``_loops_*``). adjit then derives that loop as any hand-written one: the gradient is one
-loop and no temporaries.
+(``fused_loops``). adjit then derives that loop as any hand-written one: the gradient is
+one loop and no temporaries. ``FuseElementwiseMaps`` does the same for a tree whose
+array the code keeps (returned, stored, sliced, read by a call that is not
+elementwise): one loop writing a new array of the primal's layout.
 
 What is fused, so that the rewrite never changes what the code computes:
 - every operation of the tree returns a float64 (or, for a comparison, boolean) array of
-  the rank of the summed array, and only the tree reads it (``d * d`` reads ``d`` twice);
+  the rank of the summed array (of a map's root, a new float64 array in C or Fortran
+  order), and only the tree reads it (``d * d`` reads ``d`` twice; a map's root is
+  read outside it);
 - its operands are float64 arrays of that rank, numbers, or other operations of the tree
   (a lower-rank array, which broadcasts along trailing axes, makes its operation an
   operand, computed as written); ``%``, ``//`` and integer powers are left alone, as a
   number's integer power multiplies where an array's calls ``pow``;
-- no statement between the tree's first operation and the sum writes memory, so reading
-  the operands at the sum reads the same values;
+- no statement between the tree's first operation and the sum (the root) writes memory,
+  so reading the operands there reads the same values (a write cuts the tree: what
+  comes before it is fused on its own, in a later round of ``normalise``);
 - at least ``MIN_NODES`` operations and at most ``MAX_OPERANDS`` distinct operands
   (constants are copied into the loop).
 
 Operands broadcast as NumPy's: an axis of length 1 is read at 0 (a step of 0 along it,
 fixed before the loop), and shapes that do not broadcast raise ``ValueError``. The loop
 adds in the order ``np.sum`` and ``np.mean`` do (memory order: C, or Fortran for a
-Fortran result), so the value is the primal's to the bit. The helper is compiled with
+Fortran result), so the value is the primal's to the bit; a map computes each element
+as the array operations do. The helper is compiled with
 ``error_model="numpy"``: the array operations it replaces divide by zero to inf.
 """
 import operator

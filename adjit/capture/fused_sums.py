@@ -196,8 +196,8 @@ class _Fusion:
     def __init__(self, fn, block, stmt, uses, root=None):
         self.fn, self.block, self.stmt, self.uses = fn, block, stmt, uses
         self.map = root is not None  # a fused map: ``stmt`` assigns the tree's root
-        self.summed = stmt.value.args[0] if root is None else root
-        self.ndim = fn.typeof(self.summed.name).ndim
+        self.root = stmt.value.args[0] if root is None else root
+        self.ndim = fn.typeof(self.root.name).ndim
         self.position = {id(s): k for k, s in enumerate(block.body)}
         self.defs = {s.target.name: s for s in block.body if isinstance(s, ir.Assign)}
         self.kept = set()  # operations read outside the tree: operands, not nodes
@@ -207,7 +207,7 @@ class _Fusion:
         while True:
             self.nodes, self.fused, self.leaves, self.refs, self.reads = [], [], {}, {}, {}
             try:
-                if self.visit(self.summed)[0] != "node":
+                if self.visit(self.root)[0] != "node":
                     return
             except _NotFusable:
                 return
@@ -215,7 +215,7 @@ class _Fusion:
             # (a map's root is read outside: that is what it is for)
             outside = {name for name, n in self.reads.items()
                        if n != self.uses.get(name, 0)
-                       and not (self.map and name == self.summed.name)}
+                       and not (self.map and name == self.root.name)}
             if not outside:
                 break
             self.kept |= outside
@@ -309,11 +309,11 @@ class _Fusion:
         if self.ndim not in ranks:
             return  # numbers only (``x * 2.0`` of a 0-d read): no shape to loop over
         # ``np.sum`` and ``np.mean`` add in memory order; a map writes its result's
-        fortran = fn.typeof(self.summed.name).layout == "F" and self.ndim > 1
+        fortran = fn.typeof(self.root.name).layout == "F" and self.ndim > 1
         tree = (tuple(self.nodes), (loc.filename, loc.line))
         if self.map:
             helper = fused_map_helper(tree, ranks, self.ndim, fortran)
-            result = fn.typeof(self.summed.name)
+            result = fn.typeof(self.root.name)
         else:
             helper = fused_sum_helper(tree, ranks, self.ndim, fortran,
                                       callee_object(fn, self.stmt.value.func))

@@ -53,12 +53,11 @@ def remove_dead_code(blocks, removable=None, element_writes=False):
                 or (element_writes and allocates_zeros(s.value, globals_)))
             and (removable is None or removable(s))]
     arrays = local_arrays(blocks, globals_) if element_writes else {}
-    writes = {id(s): written.name for b in blocks.values() for s in b.body
-              for written in [_written_array(s, globals_)]
-              if written is not None and written.name in arrays}
-    writes = [(s, writes[id(s)]) for b in blocks.values() for s in b.body if id(s) in writes]
-    kept_ids = {id(s) for s in pure} | {id(s) for s, _ in writes}
+    writes = [(s, target.name) for b in blocks.values() for s in b.body
+              for target in [_written_array(s, globals_)]
+              if target is not None and target.name in arrays]
     written = {id(s): name for s, name in writes}
+    kept_ids = {id(s) for s in pure} | set(written)
     live, read = set(), set()  # variables needed; arrays whose values are needed
 
     def need(stmt):

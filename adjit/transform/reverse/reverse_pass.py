@@ -121,7 +121,7 @@ class ReversePass:
 
     def pop_records(self):
         """Begin each adjoint block with the pop of its block's record, once every
-        record is final (``hoist_loop_invariants`` moves items between records)."""
+        record is final (``LoopInvariants.hoist`` moves items between records)."""
         for label, saved in self.records.items():
             if not saved:
                 continue

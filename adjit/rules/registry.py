@@ -125,9 +125,15 @@ def defnonlinear(keys, vjps, jvps, ndims=(1, 2), nargs=(1,)):
     shadow_k)`` adds the adjoint of argument k; forward: ``jvps[k](ans, *args, da_k)``
     returns the tangent term of argument k. ``ans`` is the primal result."""
     return _register(keys, ArrayOp(_name(keys[0]), "nonlinear",
-                                   tuple(internal_jit(v) for v in vjps), ndims, nargs,
-                                   tangents=tuple(internal_jit(j) for j in jvps),
+                                   tuple(_internal(v) for v in vjps), ndims, nargs,
+                                   tangents=tuple(_internal(j) for j in jvps),
                                    differentiable=tuple(range(len(vjps)))))
+
+
+def _internal(helper):
+    """A rule's helper compiled as adjit's internal code, unless it already is (a helper
+    that needs Numba options of its own, such as ``fastmath``)."""
+    return helper if hasattr(helper, "py_func") else internal_jit(helper)
 
 
 def _name(key):

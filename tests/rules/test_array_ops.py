@@ -402,3 +402,24 @@ def test_det_of_a_singular_matrix_in_every_mode():
 
 def det_plain(a): return np.linalg.det(a)
 def det_times_sum(a): return np.linalg.det(a) * np.sum(a)
+
+
+def test_cholesky_where_its_rules_sum_rows_in_vector_lanes():
+    """Cholesky's forward rule sums its row dot products with ``fastmath={"reassoc"}``,
+    in vector lanes once a row has a few entries: a 3 x 3 matrix never reaches them.
+    At 11 x 11 the vector loop and its remainder both run, in every mode; the tangent
+    of a dense case against the one of the same matrix's lower triangle mirrored (the
+    rule reads the lower triangle only)."""
+    import adjit
+    rng = np.random.default_rng(11)
+    b = rng.uniform(-1.0, 1.0, (11, 11))
+    a = b @ b.T + 11.0 * np.eye(11)
+    upper = np.triu(rng.uniform(-1.0, 1.0, (11, 11)), 1)
+    check_grad(cholesky, a + upper)
+    check_jvp(cholesky, a + upper)
+    check_hvp(cholesky, a + upper)
+    da = rng.uniform(-1.0, 1.0, (11, 11))
+    mirrored = np.tril(da) + np.tril(da, -1).T
+    _, dense = adjit.jvp(cholesky)(a, da)
+    _, symmetric = adjit.jvp(cholesky)(a, mirrored)
+    np.testing.assert_allclose(dense, symmetric, rtol=1e-12)

@@ -78,7 +78,12 @@ def _cholesky_vjp(g, ans, a, shadow):
     numerator adjoint ``s`` going to ``A[i, j]`` (lower triangle only: the upper one is
     never read) and back into the rows of ``L`` its dot product read. About n^3/3
     multiply-adds, against about 3 n^3 for ``L^-T phi(L^T g) L^-1`` (3 times as long at
-    n = 128); the upper triangle of ``g`` is dropped (those entries of ``L`` are 0)."""
+    n = 128); the upper triangle of ``g`` is dropped (those entries of ``L`` are 0).
+
+    Each inner loop writes one row of ``lbar``: forward mode over this helper (``hvp``)
+    then has one written row and its tangent per loop, which LLVM vectorises more of
+    than the fused loop writing two rows and their tangents (at n = 128 the derived
+    tangent took 394 instead of 466 us)."""
     n = ans.shape[0]
     lbar = np.zeros((n, n))  # the lower triangle of g (np.tril compiles slowly)
     for i in range(n):
@@ -94,8 +99,9 @@ def _cholesky_vjp(g, ans, a, shadow):
                 s = lbar[i, j] / ans[j, j]
                 lbar[j, j] -= s * ans[i, j]
             shadow[i, j] += s
-            for k in range(j):
+            for k in range(j):  # one row written per loop: see the docstring
                 lbar[i, k] -= s * ans[j, k]
+            for k in range(j):
                 lbar[j, k] -= s * ans[i, k]
 
 

@@ -15,7 +15,7 @@ from .arguments import (
     TANGENT_SHAPE, check_cotangent, check_differentiable, check_named_parameters,
     check_written_arguments_apart,
     check_scalar_output, check_shape, check_tangents, entry_block, omitted_default,
-    needs_contiguous, normalise_argnums, parameter_counts, refuse_float_tuples,
+    is_differentiable_tuple, needs_contiguous, normalise_argnums, parameter_counts, refuse_float_tuples,
     refuse_reverse_over_reverse, tangent_in_primal_type, trailing_defaults)
 from .capture.freshness import StalenessCheck, ensure_current
 from .capture.typed_ir import capture, py_function_of
@@ -25,7 +25,7 @@ from .errors import ArgumentError
 from .ir.inlining import splice
 from .runtime import tape_acquire
 from .compile.hessian_columns import hessian_columns
-from .capture.effects import callee_writes
+from .capture.effects import callee_container_writes, callee_writes
 from .ir.value_types import is_differentiable, is_float_array
 from .rules.arrays import zeros_shadow
 from .transform.reverse.program import derive
@@ -288,11 +288,23 @@ def written_arguments(func, primal_types):
     own compiled stub takes one packed ``*args`` tuple, whose index says nothing about
     ``f``'s parameters. (Other transforms take more values than ``f``: their stub's
     analysis stands.)"""
+    return callee_writes(_written_by(func), primal_types)
+
+
+def written_tuples(func, primal_types):
+    """Indices of the tuple arguments ``func`` writes an array item of (``x, v = state;
+    x *= k``): ``jvp`` copies their tangents' arrays, as it does a written array's."""
+    return callee_container_writes(_written_by(func), primal_types)
+
+
+def _written_by(func):
+    """The function whose writes ``func``'s are: ``f`` for ``grad(f)`` and
+    ``value_and_grad(f)`` (see ``written_arguments``), else ``func``."""
     spec = getattr(func, "adjit_spec", None)
     while spec is not None and spec[0] in ("grad", "value_and_grad"):
         func = spec[1]
         spec = getattr(func, "adjit_spec", None)
-    return callee_writes(func, primal_types)
+    return func
 
 
 class _JVPWrapper:
@@ -308,9 +320,9 @@ class _JVPWrapper:
         """IR of ``jvp(f)`` for one signature: (args..., tangents...) -> (y, ydot)."""
         from .transform.forward import derive_jvp
         flat = tuple(types.unliteral(t) for t in argtypes[0].types)  # the *args tuple
-        n = self.primal_count(flat)
+        n, tuples = self.primal_count(flat)
         given_types, tangent_types = flat[:n], flat[n:]
-        active = tuple(i for i, t in enumerate(given_types) if is_differentiable(t))
+        active = tuple(i for i, t in enumerate(given_types) if _takes_tangent(t, tuples))
         check_tangents(self.fname, self.names, given_types, active, tangent_types)
         defaults, primal_types = trailing_defaults(self.py_func, given_types, n)
         program = derive_jvp(self.func, primal_types, active)
@@ -321,36 +333,58 @@ class _JVPWrapper:
         written = written_arguments(self.func, primal_types)
         e = check_written_arguments_apart(blocks, e, f"jvp({self.fname})", self.names,
                                           args[:n], given_types, written)
+        written = written | written_tuples(self.func, primal_types)
         for j, i in enumerate(active):
-            args[n + j] = tangent_in_primal_type(e, args[n + j], tangent_types[j], args[i],
-                                                  primal_types[i])
-            if is_float_array(primal_types[i]):
-                e = check_shape(blocks, e, args[i], args[n + j],
-                                 TANGENT_SHAPE.format(self.names[i]))
+            args[n + j] = _tangent_as_argument(e, args[n + j], tangent_types[j], args[i],
+                                               primal_types[i])
+            for path, _ in _array_leaves(primal_types[i]):
+                where = self.names[i] + "".join(f"[{k}]" for k in path)
+                e = check_shape(blocks, e, _leaf(e, args[i], path), _leaf(e, args[n + j], path),
+                                TANGENT_SHAPE.format(where))
             if i in written:  # its tangent is updated in place: not the caller's array
-                args[n + j] = e.call(np.copy, [args[n + j]], hint="tangent")
-            if needs_contiguous(primal_types[i], tangent_types[j]):
-                args[n + j] = e.call(np.ascontiguousarray, [args[n + j]], hint="tangent")
+                args[n + j] = _copy_arrays(e, args[n + j], primal_types[i])
         args[n:n] = [omitted_default(e, d) for d in defaults]
         dual, e = splice(blocks, e, program.blocks(), args, "jvp")
         e.ret(dual)
         return blocks
 
     def primal_count(self, flat):
-        """How many of the values passed are arguments: all parameters, or fewer when
-        trailing parameters with defaults are omitted (``jvp(f)(x, y, dx, dy)`` for
-        ``def f(x, y, scale=1.0)``). The split is unique: k arguments and one tangent per
-        float among them grow together."""
+        """``(k, tuples)``: how many of the values passed are arguments, all parameters
+        or fewer when trailing parameters with defaults are omitted (``jvp(f)(x, y, dx,
+        dy)`` for ``def f(x, y, scale=1.0)``), and whether the flat tuples among them
+        take tangents. A flat tuple of floats and float arrays takes a tuple of tangents,
+        as in JAX; when the tangents given are only those of the float and float-array
+        arguments, every tuple is held fixed (a workspace, as jvp took them before). k
+        arguments and one tangent per float among them grow together, so the first fit
+        is the one; with none, all parameters (``check_tangents`` then says what is
+        expected)."""
         required, nparams = parameter_counts(self.py_func)
-        fits = [k for k in range(required, nparams + 1)
-                if k + sum(map(is_differentiable, flat[:k])) == len(flat)]
-        return fits[0] if fits else nparams
+        fits = [(k, tuples) for k in range(required, nparams + 1) for tuples in (False, True)
+                if k + sum(_takes_tangent(t, tuples) for t in flat[:k]) == len(flat)]
+        return fits[0] if fits else (nparams, True)
+
+
+def _takes_tangent(typ, tuples=True):
+    """Whether ``jvp`` takes a tangent for an argument of this type: a float, a float
+    array, or (with ``tuples``) a flat tuple of these, whose tangent is a tuple of as
+    many."""
+    return is_differentiable(typ) or (tuples and is_differentiable_tuple(typ))
+
+
+def _copy_arrays(e, tangent, primal_type):
+    """A tangent whose arrays are copies (a tuple's item by item): the transform updates
+    the tangent of an argument it writes in place, and must not write the caller's."""
+    if isinstance(primal_type, types.BaseTuple):
+        return e.tuple([_copy_arrays(e, e.item(tangent, k), t)
+                        for k, t in enumerate(primal_type.types)], hint="tangent")
+    return e.call(np.copy, [tangent], hint="tangent") if is_float_array(primal_type) else tangent
 
 
 def jvp(func, cache=False):
     """``jvp(f)(*args, *tangents)`` is ``(f(*args), df)``: forward mode, with one tangent
-    per float or float-array argument, in order. ``jvp(grad(f))`` is forward-over-reverse.
-    ``cache=True``: as for ``grad``."""
+    per float or float-array argument, in order; a flat tuple of these takes a tuple of
+    tangents, as in JAX. ``jvp(grad(f))`` is forward-over-reverse. ``cache=True``: as
+    for ``grad``."""
     if not callable(func):
         raise ArgumentError(f"adjit.jvp expects a function, got {func!r}")
     py_func = py_function_of(func)

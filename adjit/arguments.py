@@ -150,14 +150,25 @@ def needs_contiguous(primal_type, tangent_type):
 def check_tangents(fname, names, primal_types, active, tangent_types):
     """One tangent per float/array argument, of the argument's type: else say which."""
     if len(tangent_types) != len(active):
+        skipped = [f"'{names[i]}' ({t})" for i, t in enumerate(primal_types)
+                   if i not in active and _holds_floats(t)]
         raise ArgumentError(
-            f"jvp({fname}) takes one tangent per float or float-array argument "
-            f"({', '.join(names[i] for i in active) or 'none'}): expected {len(active)} "
-            f"tangents, got {len(tangent_types)}")
+            f"jvp({fname}) takes one tangent per float or float-array argument, or flat "
+            f"tuple of these ({', '.join(names[i] for i in active) or 'none'}): expected "
+            f"{len(active)} tangents, got {len(tangent_types)}"
+            + (f"; {', '.join(skipped)} holds floats but takes no tangent: only flat tuples "
+               "of floats and float arrays are differentiable" if skipped else ""))
     for i, t in zip(active, tangent_types):
         if not _tangent_matches(primal_types[i], t):
             raise ArgumentError(f"jvp({fname}): the tangent of '{names[i]}' must match its "
                                 f"type {primal_types[i]}; got {t}")
+
+
+def _holds_floats(typ):
+    """A container type with a float or float array somewhere inside (a nested tuple)."""
+    if isinstance(typ, types.BaseTuple):
+        return any(is_differentiable(t) or _holds_floats(t) for t in typ.types)
+    return False
 
 
 def _tangent_matches(p, t):

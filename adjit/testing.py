@@ -83,6 +83,18 @@ def _step(a, h, v):
     return np.asarray(moved) if isinstance(a, np.ndarray) else moved
 
 
+def _moved(a, h, v):
+    """``a + h v`` in ``a``'s own type: an array keeps its dtype, a float its class."""
+    if _is_float_array(a):
+        return np.asarray(a + h * v, dtype=a.dtype)
+    return type(a)(a + h * v)
+
+
+def _flat(values):
+    """The values, with each tuple's items in its place (to compare item by item)."""
+    return [leaf for v in values for leaf in (v if isinstance(v, tuple) else (v,))]
+
+
 def _leaves(blocks, nums):
     """``(argument, float64 array)`` per block, a tuple argument's block item by item."""
     out = []
@@ -281,17 +293,20 @@ def check_jvp(f, *args, seed=0, rtol=None, atol=None):
     _require_compiled_primal("check_jvp", f, _primal(f), args)
     primal = _scalar_output(_primal(f), _name(f))
     rng = np.random.default_rng(seed)
-    slots = [k for k, a in enumerate(args) if _is_float_scalar(a) or _is_float_array(a)]
+    slots = [k for k, a in enumerate(args) if _hvp_argument(a)]
     # each tangent is scaled by its own argument's magnitude, so that one step h moves
     # every argument by about the same relative amount (masses of 1e9 beside positions of
-    # 1 would otherwise take a step far too small or too large for one of them)
-    tangents = [_scaled_direction(rng, args[k]) for k in slots]
+    # 1 would otherwise take a step far too small or too large for one of them); a flat
+    # tuple's per item
+    tangents = [tuple(_scaled_direction(rng, a) for a in args[k])
+                if isinstance(args[k], tuple) else _scaled_direction(rng, args[k])
+                for k in slots]
     depth = _current_depth()
-    given = [np.copy(t) if isinstance(t, np.ndarray) else t for t in tangents]
+    given = _copy_args(tangents)
     value, tan = adjit.jvp(f)(*_copy_args(args), *given)  # (f may write its arguments)
     if _current_depth() != depth:
         raise AssertionError(f"check_jvp({_name(f)}): tape depth changed across the call")
-    if not all(np.array_equal(a, b) for a, b in zip(given, tangents)):
+    if not all(np.array_equal(a, b) for a, b in zip(_flat(given), _flat(tangents))):
         raise AssertionError(f"check_jvp({_name(f)}): jvp changed the tangents it was given")
     dtype = np.dtype(np.float32) if _has_float32_leaf(args) else np.dtype(np.float64)
     if not _values_equal(value, primal(*_copy_args(args)), rtol=1e-6 if dtype == np.float32 else 1e-12):
@@ -302,8 +317,8 @@ def check_jvp(f, *args, seed=0, rtol=None, atol=None):
     def moved(sign):
         new = list(_copy_args(args))
         for k, t in zip(slots, tangents):
-            new[k] = np.asarray(args[k] + sign * h * t, dtype=args[k].dtype) \
-                if _is_float_array(args[k]) else type(args[k])(args[k] + sign * h * t)
+            new[k] = (tuple(_moved(a, sign * h, d) for a, d in zip(args[k], t))
+                      if isinstance(args[k], tuple) else _moved(args[k], sign * h, t))
         return primal(*new)
 
     fd = (moved(1.0) - moved(-1.0)) / (2 * h)

@@ -1,11 +1,13 @@
 """A flat tuple of floats and float arrays as a differentiated argument (``params = (W,
-b)``): ``grad`` returns a tuple of the same structure, as JAX does, and ``hvp`` takes a
-tangent of that structure. Checked against closed forms and finite differences."""
+b)``): ``grad`` returns a tuple of the same structure, as JAX does, and ``jvp`` and
+``hvp`` take a tangent of that structure. Checked against closed forms and finite
+differences."""
+import numba
 import numpy as np
 import pytest
 
 import adjit
-from adjit.testing import check_grad, check_hvp
+from adjit.testing import check_grad, check_hvp, check_jvp
 
 
 def layer_loss(params, x):
@@ -63,11 +65,72 @@ def test_hvp_of_a_tuple_argument_against_the_closed_form():
                          ids=["arrays", "floats", "mixed"])
 def test_tuple_arguments_against_finite_differences(f, args):
     check_grad(f, *args)
+    check_jvp(f, *args)
     check_hvp(f, *args)
+
+
+def test_jvp_of_a_tuple_argument_against_the_closed_forms():
+    # d/da (a^2 x + c a) = 2 a x + c, d/dc = a, d/dx = a^2
+    value, tangent = adjit.jvp(scale_and_shift)((0.3, 0.7), 2.0, (1.0, 0.5), 0.25)
+    assert value == pytest.approx(0.3 * 0.3 * 2.0 + 0.7 * 0.3, rel=1e-15)
+    assert tangent == pytest.approx((2 * 0.3 * 2.0 + 0.7) * 1.0 + 0.3 * 0.5
+                                    + 0.3 * 0.3 * 0.25, rel=1e-14)
+    # integer tangents are converted to the items' float type, as for a float argument
+    _, from_ints = adjit.jvp(scale_and_shift)((0.3, 0.7), 2.0, (1, 0), 0)
+    assert from_ints == pytest.approx(2 * 0.3 * 2.0 + 0.7, rel=1e-14)
+    # a tuple of arrays: the tangent of layer_loss along (dW, db) is its gradient's
+    # inner product with them
+    dW, db = np.array([[0.2, -0.1], [0.3, 0.5]]), np.array([1.0, -2.0])
+    _, t = adjit.jvp(layer_loss)(P, X, (dW, db), np.zeros(2))
+    gW, gb = adjit.grad(layer_loss)(P, X)
+    assert t == pytest.approx(np.sum(gW * dW) + np.sum(gb * db), rel=1e-13)
+    # given the float arguments' tangents only, the tuple is held fixed (a workspace)
+    _, fixed = adjit.jvp(scale_and_shift)((0.3, 0.7), 2.0, 0.25)
+    assert fixed == pytest.approx(0.3 * 0.3 * 0.25, rel=1e-14)
+    # jvp of the gradient is the hvp
+    _, hv = adjit.jvp(adjit.grad(scale_and_shift))((0.3, 0.7), 2.0, (1.0, 0.5), 0.0)
+    assert hv == pytest.approx((2 * 2.0 * 1.0 + 0.5, 1.0), rel=1e-14)
+
+
+@numba.njit
+def _scaled_in_place(state, k):
+    x, v = state
+    x *= k
+    return np.sum(x * v)
+
+
+def _updates_a_tuple_item(state, k):
+    x, v = state
+    s = _scaled_in_place((x, v), k)
+    return s + np.sum(x)
+
+
+def test_jvp_of_a_tuple_whose_array_is_written_leaves_the_callers_tangent():
+    x, v = np.array([1.0, 2.0]), np.array([0.5, -1.0])
+    dx, dv = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    given = (dx.copy(), dv.copy())
+    value, tangent = adjit.jvp(_updates_a_tuple_item)((x.copy(), v), 3.0, given, 0.0)
+    # f = k sum(x v) + k sum(x): d = k (dx . v + x . dv) + k sum(dx)
+    assert value == pytest.approx(3.0 * np.sum(x * v) + 3.0 * np.sum(x), rel=1e-15)
+    assert tangent == pytest.approx(3.0 * (dx @ v + x @ dv) + 3.0 * np.sum(dx), rel=1e-14)
+    np.testing.assert_array_equal(given[0], dx)
+    check_jvp(_updates_a_tuple_item, (x.copy(), v), 3.0)
+
+
+def test_jvp_of_a_nested_tuple_is_refused_by_name():
+    def nested(p):
+        (a, b), c = p
+        return a * b * c
+    with pytest.raises(adjit.ArgumentError, match="'p'"):
+        adjit.jvp(nested)(((1.0, 2.0), 3.0), ((1.0, 0.0), 0.0))
 
 
 def test_a_tangent_of_another_structure_is_refused():
     with pytest.raises(adjit.ArgumentError, match="tangent of 'params' must match"):
         adjit.hvp(layer_loss)(P, X, np.ones(2))
+    with pytest.raises(adjit.ArgumentError, match="tangent of 'params' must match"):
+        adjit.jvp(layer_loss)(P, X, np.ones(2), np.ones(2))
+    with pytest.raises(adjit.ArgumentError, match="tangent of 'params\\[1\\]' must have"):
+        adjit.jvp(layer_loss)(P, X, (np.ones((2, 2)), np.ones(3)), np.ones(2))
     with pytest.raises(adjit.ArgumentError, match="tangent of 'params\\[1\\]' must have"):
         adjit.hvp(layer_loss)(P, X, (np.ones((2, 2)), np.ones(3)))

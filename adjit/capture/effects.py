@@ -244,8 +244,9 @@ def _write_effects(dispatcher, argtypes, _active):
                         tuple(types.unliteral(t) for t in sig), _active + (key,))
                     targets = [value.args[i] for i in inner]
                     for i in inner_containers:
-                        containers |= {args[n] for n in _container_sources(value.args[i].name, defs)
-                                   if n in args}
+                        sources = _container_sources(value.args[i].name, defs)
+                        containers |= {args[n] for n in sources if n in args}
+                        targets += _packed_arrays(fn, sources, defs)
                 else:
                     targets = call_writes(fn, value)
             else:
@@ -276,6 +277,15 @@ def _item_of_containers(fn, name, defs):
             fn.typeof(value.value), CONTAINERS):
         return _container_sources(value.value.name, defs)
     return set()
+
+
+def _packed_arrays(fn, names, defs):
+    """The arrays packed into the tuples built here among ``names``: a callee that
+    writes an array item of ``(x, v)`` writes ``x`` or ``v`` (either, for all we know),
+    and so the tuple argument they were unpacked from."""
+    return [item for n in names for value in [defined_value(defs, n)]
+            if isinstance(value, ir.Expr) and value.op == "build_tuple"
+            for item in value.items if isinstance(fn.typeof(item.name), types.Array)]
 
 
 def _container_sources(name, defs):

@@ -107,8 +107,8 @@ class _Wrapper:
         n = len(self.names)
         given, defaults, primal_types, ybar_type = self._arguments(argtypes)
         if self.kind == "vjp":
-            active = tuple(i for i, t in enumerate(primal_types) if is_differentiable(t))
             refuse_float_tuples(self.fname, self.names, primal_types)
+            active = tuple(i for i, t in enumerate(primal_types) if _takes_tangent(t))
         else:
             check_differentiable(self.fname, self.names, primal_types, self.argnums,
                                  tuples=True)
@@ -143,8 +143,10 @@ class _Wrapper:
         cots, e = splice(blocks, e, program.pass_blocks("rev"),
                          [tape] + args[:n] + shadows + [seed], "rev")
         if self.kind == "vjp":  # one cotangent per argument given, as in JAX
-            if given < n:
-                cots = e.tuple([e.item(cots, i) for i in range(given)])
+            if given < n or any(isinstance(primal_types[i], types.BaseTuple) for i in active):
+                cots = e.tuple([_gradient(e, cots, i, primal_types[i], shadows,
+                                          program.array_args) if i in active
+                                else e.item(cots, i) for i in range(given)])
             e.ret(e.tuple([y, cots]))
             return blocks
         grads = [_gradient(e, cots, i, primal_types[i], shadows, program.array_args)
@@ -276,7 +278,8 @@ def value_and_grad(func=None, argnums=0, cache=False):
 
 def vjp(func, cache=False):
     """``vjp(f)(*args, ybar)`` is ``(f(*args), cotangents)``, one cotangent per argument
-    given: ybar * df/darg for floats, an array for float arrays, 0 for ints and bools.
+    given: ybar * df/darg for floats, an array for float arrays, a tuple of these for a
+    flat tuple of floats and float arrays (as JAX returns a tuple's), 0 for ints and bools.
     Trailing arguments with defaults may be omitted (they get no cotangent), as in
     ``jvp``; ``ybar`` is always the last value passed."""
     return _transform(func, 0, "vjp", cache)

@@ -106,14 +106,16 @@ def check_differentiable(fname, names, argtypes, argnums, tuples=False):
 
 
 def refuse_float_tuples(fname, names, argtypes):
-    """vjp gives 0 for arguments that carry no derivative (ints, bools); for a tuple of
-    floats that would be a wrong cotangent, so it is refused, as grad refuses it."""
+    """vjp gives 0 for arguments that carry no derivative (ints, bools), and a flat tuple
+    of floats and float arrays a tuple of cotangents, as grad does; for another tuple
+    holding floats (nested, or with integers beside them) 0 would be a wrong cotangent,
+    so it is refused, as grad refuses it."""
     for i, t in enumerate(argtypes):
-        if isinstance(t, types.BaseTuple) and any(map(is_differentiable, t)):
+        if _holds_floats(t) and not is_differentiable_tuple(t):
             raise ArgumentError(
                 f"vjp({fname}): argument {i} ('{names[i]}') is a tuple holding floats "
-                f"({t}); adjit gives cotangents of float scalars and float arrays only: "
-                "pass its items as separate arguments")
+                f"({t}); adjit gives cotangents of float scalars, float arrays and flat "
+                "tuples of these only: pass its items as separate arguments")
 
 
 def check_scalar_output(fname, typed):

@@ -264,9 +264,9 @@ def test_keywords_and_tuples_that_do_not_bind_are_argument_errors():
         adjit.grad(g)(x, z=x)
 
     def f(t, x):
-        return t[0] * np.sum(x) + t[1]
+        return t[0][0] * np.sum(x) + t[1]
     with pytest.raises(adjit.ArgumentError, match="argument 0 .'t'. is a tuple holding floats"):
-        adjit.vjp(f)((1.5, 0.7), x, 1.0)
+        adjit.vjp(f)(((1.5, 2.0), 0.7), x, 1.0)
 
 
 def _square_into(x, out):

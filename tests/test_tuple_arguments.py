@@ -1,13 +1,13 @@
 """A flat tuple of floats and float arrays as a differentiated argument (``params = (W,
-b)``): ``grad`` returns a tuple of the same structure, as JAX does, and ``jvp`` and
-``hvp`` take a tangent of that structure. Checked against closed forms and finite
-differences."""
+b)``): ``grad`` and ``vjp`` return a tuple of the same structure, as JAX does, and
+``jvp`` and ``hvp`` take a tangent of that structure. Checked against closed forms and
+finite differences."""
 import numba
 import numpy as np
 import pytest
 
 import adjit
-from adjit.testing import check_grad, check_hvp, check_jvp
+from adjit.testing import check_grad, check_hvp, check_jvp, check_vjp
 
 
 def layer_loss(params, x):
@@ -65,8 +65,26 @@ def test_hvp_of_a_tuple_argument_against_the_closed_form():
                          ids=["arrays", "floats", "mixed"])
 def test_tuple_arguments_against_finite_differences(f, args):
     check_grad(f, *args)
+    check_vjp(f, *args)
     check_jvp(f, *args)
     check_hvp(f, *args)
+
+
+def test_vjp_of_a_tuple_argument_is_a_tuple_of_cotangents():
+    value, (ct, cx) = adjit.vjp(scale_and_shift)((0.3, 0.7), 2.0, 0.5)
+    assert value == pytest.approx(0.3 * 0.3 * 2.0 + 0.7 * 0.3, rel=1e-15)
+    assert ct == pytest.approx((0.5 * (2 * 0.3 * 2.0 + 0.7), 0.5 * 0.3), rel=1e-14)
+    assert cx == pytest.approx(0.5 * 0.3 * 0.3, rel=1e-14)
+    W, s = np.array([0.3, 0.4]), 1.5
+    _, ((cW, cs), cX) = adjit.vjp(weights_and_scale)((W, s), X, 2.0)
+    gW, gs = adjit.grad(weights_and_scale)((W, s), X)
+    np.testing.assert_allclose(cW, 2.0 * gW, rtol=1e-14)
+    assert cs == pytest.approx(2.0 * gs, rel=1e-14)
+    # forward over it: the tangent of (a^2 x + c a)'s cotangents (2 a x + c, a) along
+    # (da, dc) = (1, 0) is (2 x, 1), times ybar
+    _, (_, ((dca, dcc), _)) = adjit.jvp(adjit.vjp(scale_and_shift))(
+        (0.3, 0.7), 2.0, 0.5, (1.0, 0.0), 0.0, 0.0)
+    assert (dca, dcc) == pytest.approx((0.5 * 2 * 2.0, 0.5), rel=1e-14)
 
 
 def test_jvp_of_a_tuple_argument_against_the_closed_forms():

@@ -369,9 +369,11 @@ class _JVPWrapper:
 
 def _takes_tangent(typ, tuples=True):
     """Whether ``jvp`` takes a tangent for an argument of this type: a float, a float
-    array, or (with ``tuples``) a flat tuple of these, whose tangent is a tuple of as
-    many."""
-    return is_differentiable(typ) or (tuples and is_differentiable_tuple(typ))
+    array, or (with ``tuples``) a plain flat tuple of these, whose tangent is a tuple of
+    as many. A namedtuple is held fixed: code reads its fields by name (``p.alpha``),
+    which adjit does not differentiate, so it is a record of parameters."""
+    return is_differentiable(typ) or (tuples and is_differentiable_tuple(typ)
+                                      and not isinstance(typ, types.NamedTuple))
 
 
 def _copy_arrays(e, tangent, primal_type):

@@ -293,7 +293,9 @@ def check_jvp(f, *args, seed=0, rtol=None, atol=None):
     _require_compiled_primal("check_jvp", f, _primal(f), args)
     primal = _scalar_output(_primal(f), _name(f))
     rng = np.random.default_rng(seed)
-    slots = [k for k, a in enumerate(args) if _hvp_argument(a)]
+    # (a namedtuple is held fixed, as jvp holds it)
+    slots = [k for k, a in enumerate(args)
+             if _hvp_argument(a) and not hasattr(a, "_fields")]
     # each tangent is scaled by its own argument's magnitude, so that one step h moves
     # every argument by about the same relative amount (masses of 1e9 beside positions of
     # 1 would otherwise take a step far too small or too large for one of them); a flat

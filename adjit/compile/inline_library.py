@@ -56,6 +56,10 @@ class InlineOnlyLibrary(JITCodeLibrary):
         none of the suite's derivatives faster."""
         if self.optimise_alone and _lines(self._final_module) <= OPTIMISE_ALONE_LINES:
             super()._optimize_final_module()
+            self.optimised = True
+
+    #: whether the module passes ran over this library's final module (see above)
+    optimised = False
 
     def serialize_using_object_code(self):
         """For Numba's disk cache (``kernel_cache``): there is no object code, so the
@@ -100,6 +104,32 @@ class ModulePassesOnlyLibrary(JITCodeLibrary):
         """Link the lowered module in as it is (see the class)."""
         ll_module.data_layout = self._codegen._data_layout
         self._final_module.link_in(ll_module)
+
+    def _optimize_final_module(self):
+        """The module passes; only Numba's cheap ones if the generated programs this
+        transform calls were all optimised alone already (``InlineOnlyLibrary.optimised``,
+        as forward-mode programs of scalar code are). The full passes would optimise the
+        same program again, to inline it into a wrapper that checks arguments and calls
+        it: 20 of the 237 ms of ``scalar_loop_branch``'s first hvp. (Its runtime from
+        Python is the same: one call more. Compiled code that calls the transform, such
+        as the benchmark's drivers, optimises the whole again as before.) adjit's tape
+        runtime (``loader.fast_library``, ``runtime``) is inlined where the programs were
+        optimised, and does not count."""
+        programs = [lib for lib in self._linking_libraries if isinstance(lib, InlineOnlyLibrary)
+                    and not getattr(lib, "runtime", False)]
+        if programs and all(lib.optimised for lib in programs):
+            mpm, mpb = self._codegen._module_pass_manager(
+                loop_vectorize=False, slp_vectorize=False, opt=self._codegen._opt_level,
+                cost="cheap")
+            mpm.run(self._final_module, mpb)
+            # the globals the inlined copies no longer use go too, as the full passes
+            # drop them: a process address left in one keeps the transform off disk
+            dce = ll.create_new_module_pass_manager()
+            dce.add_global_dead_code_eliminate_pass()
+            dce.run(self._final_module, ll.create_pass_builder(
+                self._codegen._tm, ll.create_pipeline_tuning_options()))
+            return
+        super()._optimize_final_module()
 
     def _finalize_specific(self):
         """Generate machine code; very branchy code without machine sinking

@@ -128,5 +128,9 @@ def fast_library():
                    else codegen.create_library("adjit_tape_fast"))
             lib.add_llvm_module(mod)
             lib.finalize()
+            # what a caller needs of it is inlined where the caller's own code is
+            # optimised: a wrapper around programs optimised alone need not be
+            # (``inline_library.ModulePassesOnlyLibrary``)
+            lib.runtime = True
             _fast_library = lib
     return _fast_library

@@ -164,7 +164,9 @@ def test_a_spliced_program_that_always_raises():
 def test_only_small_forward_programs_are_optimised_alone(monkeypatch):
     """A forward-mode program runs -O3 alone before its caller inlines it only when its
     module is small (``OPTIMISE_ALONE_LINES``): that vectorises scalar loops, and would
-    cost seconds for programs that inline array kernels. Either way the hvp is right."""
+    cost seconds for programs that inline array kernels. Either way the hvp is right.
+    The transform that calls a program optimised alone does not run the full passes
+    over it again (``ModulePassesOnlyLibrary``)."""
     from numba.core.codegen import JITCodeLibrary
 
     from adjit.compile import inline_library
@@ -185,6 +187,9 @@ def test_only_small_forward_programs_are_optimised_alone(monkeypatch):
     x, v = np.linspace(0.1, 1.0, 5), np.linspace(1.0, 2.0, 5)
     np.testing.assert_allclose(adjit.hvp(loop)(x, v), 6.0 * x * v, rtol=1e-13)
     assert "grad_loop_tangent" in optimised  # hvp's jvp of grad, returning the tangent
+    # the hvp's own module, which calls that program, gets Numba's cheap passes only:
+    # the full ones would optimise the program again to inline it
+    assert "hvp_loop" not in optimised
 
     def loop2(x):
         s = 0.0

@@ -13,10 +13,10 @@ from numba.core import ir, types
 
 from .arguments import (
     TANGENT_SHAPE, check_cotangent, check_differentiable, check_named_parameters,
-    check_written_arguments_apart,
-    check_scalar_output, check_shape, check_tangents, entry_block, omitted_default,
-    is_differentiable_tuple, needs_contiguous, normalise_argnums, parameter_counts, refuse_float_tuples,
-    refuse_reverse_over_reverse, tangent_in_primal_type, trailing_defaults)
+    check_scalar_output, check_shape, check_tangents, check_written_arguments_apart,
+    copy_tangent_arrays, entry_block, needs_contiguous, normalise_argnums, omitted_default,
+    parameter_counts, refuse_float_tuples, refuse_reverse_over_reverse, takes_tangent,
+    tangent_in_primal_type, trailing_defaults)
 from .capture.freshness import StalenessCheck, ensure_current
 from .capture.typed_ir import capture, py_function_of
 from .compile.caches import OwnedCache
@@ -26,7 +26,7 @@ from .ir.inlining import splice
 from .runtime import tape_acquire
 from .compile.hessian_columns import hessian_columns
 from .capture.effects import callee_container_writes, callee_writes
-from .ir.value_types import is_differentiable, is_float_array
+from .ir.value_types import is_float_array
 from .rules.arrays import zeros_shadow
 from .transform.reverse.program import derive
 
@@ -108,7 +108,7 @@ class _Wrapper:
         given, defaults, primal_types, ybar_type = self._arguments(argtypes)
         if self.kind == "vjp":
             refuse_float_tuples(self.fname, self.names, primal_types)
-            active = tuple(i for i, t in enumerate(primal_types) if _takes_tangent(t))
+            active = tuple(i for i, t in enumerate(primal_types) if takes_tangent(t))
         else:
             check_differentiable(self.fname, self.names, primal_types, self.argnums,
                                  tuples=True)
@@ -325,7 +325,7 @@ class _JVPWrapper:
         flat = tuple(types.unliteral(t) for t in argtypes[0].types)  # the *args tuple
         n, tuples = self.primal_count(flat)
         given_types, tangent_types = flat[:n], flat[n:]
-        active = tuple(i for i, t in enumerate(given_types) if _takes_tangent(t, tuples))
+        active = tuple(i for i, t in enumerate(given_types) if takes_tangent(t, tuples))
         check_tangents(self.fname, self.names, given_types, active, tangent_types)
         defaults, primal_types = trailing_defaults(self.py_func, given_types, n)
         program = derive_jvp(self.func, primal_types, active)
@@ -345,44 +345,31 @@ class _JVPWrapper:
                 e = check_shape(blocks, e, _leaf(e, args[i], path), _leaf(e, args[n + j], path),
                                 TANGENT_SHAPE.format(where))
             if i in written:  # its tangent is updated in place: not the caller's array
-                args[n + j] = _copy_arrays(e, args[n + j], primal_types[i])
+                args[n + j] = copy_tangent_arrays(e, args[n + j], primal_types[i])
         args[n:n] = [omitted_default(e, d) for d in defaults]
         dual, e = splice(blocks, e, program.blocks(), args, "jvp")
         e.ret(dual)
         return blocks
 
     def primal_count(self, flat):
-        """``(k, tuples)``: how many of the values passed are arguments, all parameters
-        or fewer when trailing parameters with defaults are omitted (``jvp(f)(x, y, dx,
-        dy)`` for ``def f(x, y, scale=1.0)``), and whether the flat tuples among them
-        take tangents. A flat tuple of floats and float arrays takes a tuple of tangents,
-        as in JAX; when the tangents given are only those of the float and float-array
-        arguments, every tuple is held fixed (a workspace, as jvp took them before). k
-        arguments and one tangent per float among them grow together, so the first fit
-        is the one; with none, all parameters (``check_tangents`` then says what is
-        expected)."""
-        required, nparams = parameter_counts(self.py_func)
-        fits = [(k, tuples) for k in range(required, nparams + 1) for tuples in (False, True)
-                if k + sum(_takes_tangent(t, tuples) for t in flat[:k]) == len(flat)]
-        return fits[0] if fits else (nparams, True)
+        """``jvp_split`` of the values passed (all parameters when none fits:
+        ``check_tangents`` then says what is expected)."""
+        return jvp_split(self.py_func, flat) or (parameter_counts(self.py_func)[1], True)
 
 
-def _takes_tangent(typ, tuples=True):
-    """Whether ``jvp`` takes a tangent for an argument of this type: a float, a float
-    array, or (with ``tuples``) a plain flat tuple of these, whose tangent is a tuple of
-    as many. A namedtuple is held fixed: code reads its fields by name (``p.alpha``),
-    which adjit does not differentiate, so it is a record of parameters."""
-    return is_differentiable(typ) or (tuples and is_differentiable_tuple(typ)
-                                      and not isinstance(typ, types.NamedTuple))
-
-
-def _copy_arrays(e, tangent, primal_type):
-    """A tangent whose arrays are copies (a tuple's item by item): the transform updates
-    the tangent of an argument it writes in place, and must not write the caller's."""
-    if isinstance(primal_type, types.BaseTuple):
-        return e.tuple([_copy_arrays(e, e.item(tangent, k), t)
-                        for k, t in enumerate(primal_type.types)], hint="tangent")
-    return e.call(np.copy, [tangent], hint="tangent") if is_float_array(primal_type) else tangent
+def jvp_split(py_func, flat):
+    """``(k, tuples)``: how many of the values passed to ``jvp(f)`` are arguments, all
+    parameters or fewer when trailing parameters with defaults are omitted
+    (``jvp(f)(x, y, dx, dy)`` for ``def f(x, y, scale=1.0)``), and whether the flat
+    tuples among them take tangents; None when no split fits. A flat tuple of floats and
+    float arrays takes a tuple of tangents, as in JAX; when the tangents given are only
+    those of the float and float-array arguments, every tuple is held fixed (a
+    workspace, as jvp took them before). k arguments and one tangent per float among
+    them grow together, so the first fit is the one."""
+    required, nparams = parameter_counts(py_func)
+    fits = [(k, tuples) for k in range(required, nparams + 1) for tuples in (False, True)
+            if k + sum(takes_tangent(t, tuples) for t in flat[:k]) == len(flat)]
+    return fits[0] if fits else None
 
 
 def jvp(func, cache=False):
@@ -549,18 +536,18 @@ def hessian(func, cache=False):
 
 
 def _jvp_primal_count(func, argtypes):
-    """How many of ``argtypes`` are ``func``'s arguments when they may be followed by one
-    tangent per float argument; an ``ArgumentError`` when no split fits."""
+    """``(k, tuples)``: how many of ``argtypes`` are ``func``'s arguments when they may be
+    followed by their tangents (``jvp_split``), and whether its tuples take tangents
+    (they do when no tangent is given); an ``ArgumentError`` when no split fits."""
     required, nparams = parameter_counts(py_function_of(func))
     if required <= len(argtypes) <= nparams:
-        return len(argtypes)
-    fits = [k for k in range(required, nparams + 1)
-            if k + sum(map(is_differentiable, argtypes[:k])) == len(argtypes)]
-    if not fits:
+        return len(argtypes), True
+    split = jvp_split(py_function_of(func), argtypes)
+    if split is None:
         raise ArgumentError(f"show(jvp({py_function_of(func).__qualname__})): expected its "
                             f"{nparams} arguments, optionally followed by their tangents; "
                             f"got {len(argtypes)} values")
-    return fits[0]
+    return split
 
 
 def show(func, *args, argnums=None, file=None):
@@ -583,10 +570,12 @@ def show(func, *args, argnums=None, file=None):
         ntangents = len(spec_argnums) if isinstance(spec_argnums, tuple) else 1
         args = args[:max(0, len(args) - ntangents)]
     argtypes = tuple(types.unliteral(numba.typeof(a)) for a in args)
+    tuples = False
     if kind == "jvp":  # jvp(f)(*args, *tangents) or just the arguments: f's arguments
-        argtypes = argtypes[:_jvp_primal_count(func, argtypes)]
+        n, tuples = _jvp_primal_count(func, argtypes)
+        argtypes = argtypes[:n]
     if argnums is None:
-        active = tuple(i for i, t in enumerate(argtypes) if is_differentiable(t))
+        active = tuple(i for i, t in enumerate(argtypes) if takes_tangent(t, tuples))
     else:
         active, _ = normalise_argnums(argnums, len(argtypes), py_function_of(func).__qualname__)
     program = (derive_jvp(func, argtypes, active) if kind == "jvp"

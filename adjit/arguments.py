@@ -285,3 +285,21 @@ def check_cotangent(fname, ytype, btype, where="ybar"):
 
 
 TANGENT_SHAPE = "jvp: the tangent of '{0}' must have the shape of '{0}'"
+
+
+def takes_tangent(typ, tuples=True):
+    """Whether ``jvp`` takes a tangent for an argument of this type: a float, a float
+    array, or (with ``tuples``) a plain flat tuple of these, whose tangent is a tuple of
+    as many. A namedtuple is held fixed: code reads its fields by name (``p.alpha``),
+    which adjit does not differentiate, so it is a record of parameters."""
+    return is_differentiable(typ) or (tuples and is_differentiable_tuple(typ)
+                                      and not isinstance(typ, types.NamedTuple))
+
+
+def copy_tangent_arrays(e, tangent, primal_type):
+    """A tangent whose arrays are copies (a tuple's item by item): the transform updates
+    the tangent of an argument it writes in place, and must not write the caller's."""
+    if isinstance(primal_type, types.BaseTuple):
+        return e.tuple([copy_tangent_arrays(e, e.item(tangent, k), t)
+                        for k, t in enumerate(primal_type.types)], hint="tangent")
+    return e.call(np.copy, [tangent], hint="tangent") if is_float_array(primal_type) else tangent

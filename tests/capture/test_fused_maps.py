@@ -7,21 +7,17 @@ from the captured IR.
 import numpy as np
 import pytest
 from numba import njit, typeof
-from numba.core import ir
 
 import adjit
 from adjit.capture.normalise import normalise
 from adjit.capture.typed_ir import capture
 from adjit.testing import check_grad, check_hvp, check_jvp
+from fused_calls import count_fused
 
 
 def _fused_maps(f, *args):
     """How many elementwise expressions of ``f`` at ``args`` became fused maps."""
-    typed = normalise(capture(f, tuple(typeof(a) for a in args)))
-    return sum(1 for b in typed.func_ir.blocks.values() for s in b.body
-               if isinstance(s, ir.Assign) and isinstance(s.value, ir.Global)
-               and getattr(getattr(s.value.value, "py_func", None), "__name__", "")
-               == "fused_map")
+    return count_fused("fused_map", f, *args)
 
 
 def radial_decay(x, y):

@@ -6,22 +6,16 @@ captured IR.
 """
 import numpy as np
 import pytest
-from numba import njit, typeof
-from numba.core import ir
+from numba import njit
 
 import adjit
-from adjit.capture.normalise import normalise
-from adjit.capture.typed_ir import capture
 from adjit.testing import check_grad, check_hvp, check_jvp
+from fused_calls import count_fused
 
 
 def _fused(f, *args):
     """How many sums of ``f`` at ``args`` became fused loops."""
-    typed = normalise(capture(f, tuple(typeof(a) for a in args)))
-    return sum(1 for b in typed.func_ir.blocks.values() for s in b.body
-               if isinstance(s, ir.Assign) and isinstance(s.value, ir.Global)
-               and getattr(getattr(s.value.value, "py_func", None), "__name__", "")
-               == "fused_sum")
+    return count_fused("fused_sum", f, *args)
 
 
 def sin_times_x(x):

@@ -1,0 +1,17 @@
+"""Counting what the fusion passes made of a function (shared by the fused-sum and
+fused-map tests)."""
+from numba import typeof
+from numba.core import ir
+
+from adjit.capture.normalise import normalise
+from adjit.capture.typed_ir import capture
+
+
+def count_fused(helper_name, f, *args):
+    """How many calls of the fused-loop helper ``helper_name`` (``fused_sum``,
+    ``fused_map``) the normalised IR of ``f`` at ``args`` loads."""
+    typed = normalise(capture(f, tuple(typeof(a) for a in args)))
+    return sum(1 for b in typed.func_ir.blocks.values() for s in b.body
+               if isinstance(s, ir.Assign) and isinstance(s.value, ir.Global)
+               and getattr(getattr(s.value.value, "py_func", None), "__name__", "")
+               == helper_name)

@@ -12,7 +12,7 @@ import adjit
 from adjit.capture.normalise import normalise
 from adjit.capture.typed_ir import capture
 from adjit.testing import check_grad, check_hvp, check_jvp
-from fused_calls import count_fused
+from fusion_counts import allocations_per_call, count_fused
 
 
 def _fused_maps(f, *args):
@@ -164,30 +164,13 @@ def _gradients(x, y, n):
     return t
 
 
-def _allocations_per_call(fn, *args):
-    """Heap allocations per call of ``fn(*args, n)``, from 10 and 60 calls."""
-    from numba.core.runtime import _nrt_python, rtsys
-    fn(*args, 1)
-
-    def allocations(n):
-        before = rtsys.get_allocation_stats().alloc
-        fn(*args, n)
-        return rtsys.get_allocation_stats().alloc - before
-    _nrt_python.memsys_enable_stats()
-    try:
-        few, many = allocations(10), allocations(60)
-    finally:
-        _nrt_python.memsys_disable_stats()
-    return (many - few) / 50
-
-
 def test_a_fused_gradient_allocates_no_temporary_per_operation():
     """grad of radial_decay, in a compiled loop: 8 allocations per call (the two
     gradients; the map's array, made by the derived helper, with its shadows on both
     sides of the call; ``w[1:] * y[1:]`` and its shadow; the helper's result). Through
     the array rules (``ADJIT_FUSE_SUMS=0``) it made 28: an array per elementwise
     operation and an adjoint per operation going back."""
-    assert _allocations_per_call(_gradients, X1, X1[::-1].copy()) == 8
+    assert allocations_per_call(_gradients, X1, X1[::-1].copy()) == 8
 
 
 def heat_step(u, k):

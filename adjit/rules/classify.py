@@ -15,7 +15,7 @@ from numba.core import ir, types
 
 from ..ir.value_types import is_float_array
 from ..runtime import tape as tape_rt
-from .core import ADJOINT_PRODUCTS, NONDIFF, adjoint_product_sum, lookup
+from .core import ADJOINT_PRODUCTS, NONDIFF, adjoint_product_sum, adjoint_product_sum_pair, lookup
 from .matmul import ACCUMULATING_BILINEAR, lookup_product
 from .primitive import PRIMITIVES
 from .registry import classify_array_call
@@ -437,7 +437,8 @@ def _structural_kind(fn, expr, key):
         return "tape_reserve"
     if tape_rt.is_put(key):
         return "tape_put"
-    if any(key is form for form in ADJOINT_PRODUCTS) or key is adjoint_product_sum:
+    if any(key is form for form in (*ADJOINT_PRODUCTS, adjoint_product_sum,
+                                    adjoint_product_sum_pair)):
         return "adjoint_product"
     if any(key is pop for pop in tape_rt._pop_cache.values()):
         return "tape_pop"

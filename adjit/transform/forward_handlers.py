@@ -21,12 +21,12 @@ from .forward_lists import (fwd_build_list, fwd_list_method, fwd_list_new,
                             fwd_list_reduction, fwd_repeated_list, refuse_nested_list_write)
 from .forward_tape import fwd_tape_pop, fwd_tape_push, fwd_tape_put, fwd_tape_reserve
 from .forward_elementwise import emit_elementwise_term, tangent_like
+from .forward_products import fwd_adjoint_product
 from .forward_primal import emit_primal, operand, operand_tangent, written_argument_tangent
-from .partials import (branch_checked, emit_factor, emit_partial, emit_product,
-                       emit_product_sums, is_product)
+from .partials import emit_factor, emit_partial, emit_product, emit_product_sums, is_product
 from ..rules import NONDIFF, lookup
 from ..rules.arrays import is_filled_allocation, zeros_shadow
-from ..rules.core import ZERO, adjoint_product_branch, adjoint_product_sum
+from ..rules.core import ZERO, adjoint_product_branch
 from ..rules.matmul import lookup_product
 from ..ir.value_types import is_float, is_float_array
 
@@ -414,42 +414,6 @@ def fwd_accumulating_bilinear(ctx, stmt, e):
         e.call(func, [ctx.tangent(e, g), other, ctx.tangent(e, shadow)], hint="void")
     if ctx.active(other):
         e.call(func, [g, ctx.tangent(e, other), ctx.tangent(e, shadow)], hint="void")
-
-
-def fwd_adjoint_product(ctx, stmt, e):
-    """fwd: ``y = adjoint_product(g, d)`` (reverse-mode code) / ``y%dot =
-    adjoint_product(g%dot, d) + adjoint_product(g, d%dot)``: the product rule, with a zero
-    factor contributing nothing, so an adjoint that is zero with a zero tangent (a value
-    that never reaches the output) stays out of the Hessian too. A select-checked product
-    of a reverse sweep's loop, or of a long straight-line reverse sweep
-    (``ctx.chain_as_branch``), becomes a branch-checked one, and its tangent one
-    ``adjoint_product_sum`` (``branch_checked``)."""
-    args = stmt.value.args
-    func = stmt.value.func
-    chain = len(args) == 2 and branch_checked(ctx, callee_object(ctx.fn, func))
-    if chain:
-        e.call(adjoint_product_branch, list(args), target=stmt.target)
-    else:
-        e.stmt(clone_stmt(stmt))
-    if not ctx.active(stmt.target):
-        return
-    if len(args) == 4 or chain:  # each product of a sum; a product checked by a branch
-        func = adjoint_product_branch
-    g, d = args[:2]
-    if chain and ctx.active(g) and ctx.active(d):
-        total = e.call(adjoint_product_sum, [ctx.tangent(e, g), d, g, ctx.tangent(e, d)],
-                       hint="tan")
-        ctx.set_tangent(e, stmt.target, total)
-        return
-    total = None
-    for g, d in zip(args[::2], args[1::2]):
-        for seed, factor in ((g, d), (d, g)):
-            if ctx.active(seed):
-                term = e.call(func, [ctx.tangent(e, seed), factor] if seed is g
-                              else [factor, ctx.tangent(e, seed)], hint="tan")
-                total = term if total is None else e.binop(operator.add, total, term,
-                                                           hint="tan")
-    ctx.set_tangent(e, stmt.target, total)
 
 
 def fwd_bilinear(ctx, stmt, e, args):

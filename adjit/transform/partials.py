@@ -8,7 +8,7 @@ from numba.core.analysis import compute_cfg_from_blocks
 
 from ..rules.core import (ADJOINT_PRODUCTS, MINUS_ONE, ONE, ArgPartial, FuncPartial,
                           adjoint_product, adjoint_product_branch, adjoint_product_chain,
-                          adjoint_product_sum)
+                          adjoint_product_pair, adjoint_product_sum)
 
 
 def product_form(blocks):
@@ -123,6 +123,22 @@ def emit_product_sums(e, pairs, product):
     if len(pairs) % 2:
         terms.append(emit_product(e, *pairs[-1], product))
     return terms
+
+
+def emit_seed_terms(e, g, partials, ans, args, product):
+    """Reverse mode's ``(operand, g * d)`` for each ``(operand, partial)`` of one
+    statement (a partial given as a variable is the factor ``d`` itself). In
+    straight-line code (``adjoint_product_chain``), the two products of a binary
+    operator's operands are one call, checked for NaN together
+    (``adjoint_product_pair``)."""
+    if product is adjoint_product_chain and len(partials) == 2 and all(
+            isinstance(p, ir.Var) or is_product(p) for _, p in partials):
+        d1, d2 = (p if isinstance(p, ir.Var) else emit_factor(e, p, ans, args)
+                  for _, p in partials)
+        pair = e.call(adjoint_product_pair, [g, d1, d2], hint="prods")
+        return [(a, e.item(pair, k, hint="prod")) for k, (a, _) in enumerate(partials)]
+    return [(a, emit_product(e, g, p, product) if isinstance(p, ir.Var)
+             else emit_partial(e, p, g, ans, args, product=product)) for a, p in partials]
 
 
 def emit_partial(e, partial, g, ans, args, guard=True, product=adjoint_product):

@@ -282,8 +282,10 @@ def test_a_square_is_one_product_in_every_mode(capsys):
         check(loop_carried_products, 0.3, 4)
     adjit.show(adjit.grad(squares), x, y)
     reverse = capsys.readouterr().out.split("---- reverse pass")[1]
-    # one product per square, two for sin(d) * d, one for sin's partial
-    assert reverse.count("= call $adjoint_product") == 2 + 2 + 1, reverse
+    # one product per square, one pair (both products, one NaN check) for sin(d) * d,
+    # one for sin's partial
+    assert reverse.count("= call $adjoint_product") == 2 + 1 + 1, reverse
+    assert reverse.count("= call $adjoint_product_pair") == 1, reverse
     assert "= e + e" in reverse and "= d + d" in reverse, reverse
     # the guard holds: a zero seed against an infinite square
     assert adjit.grad(discarded_infinity)(1.5, math.inf) == pytest.approx(3.0)
@@ -327,3 +329,40 @@ def test_a_scaled_square_is_one_product_when_its_scale_is_constant(capsys):
     # one product per scaled square, and 0.5 m's own into v (its seed stays zero: the
     # square's product went to v directly); without the rewrite there were five
     assert reverse.count("= call $adjoint_product") == 3, reverse
+
+
+def product(x, y):
+    return x * y
+
+
+def test_paired_products_keep_each_guard_in_every_mode(capsys):
+    """The two products of ``x * y`` with both operands differentiated are one call with
+    one NaN check (``adjoint_product_pair``). Each keeps its own guard: a zero seed
+    against inf contributes nothing, and a NaN in one product leaves the other as it is."""
+    grad = adjit.grad(discarded_infinity, argnums=(0, 1))
+    assert grad(1.5, math.inf) == (pytest.approx(3.0), 0.0)
+    assert grad(1.5, 2.0) == (pytest.approx(2.0 + 3.0), pytest.approx(1.5))
+    # d/dx of the gradient (x's second derivative 2; y's gradient stays 0)
+    assert adjit.jvp(grad)(1.5, math.inf, 1.0, 0.0)[1] == (pytest.approx(2.0), 0.0)
+    assert adjit.hvp(discarded_infinity, argnums=(0, 1))(1.5, math.inf, 1.0, 0.0) == (
+        pytest.approx(2.0), 0.0)
+    long_grad = adjit.grad(long_discarded_infinity, argnums=(0, 1))
+    gx, gy = long_grad(0.7, math.inf)
+    assert gx == pytest.approx(adjit.grad(long_discarded_infinity)(0.7, math.inf))
+    assert gy == 0.0
+    hx, hy = adjit.jvp(long_grad)(0.7, math.inf, 1.0, 0.0)[1]
+    assert hx == pytest.approx(adjit.jvp(adjit.grad(long_discarded_infinity))(
+        0.7, math.inf, 1.0, 0.0)[1]) and hy == 0.0
+    # a NaN product beside a finite one
+    gx, gy = adjit.grad(product, argnums=(0, 1))(0.7, math.nan)
+    assert math.isnan(gx) and gy == pytest.approx(0.7)
+    # the gradient (y, x) along (0, 1) and (1, 0); a zero tangent against the NaN y
+    # contributes nothing
+    along = adjit.jvp(adjit.grad(product, argnums=(0, 1)))
+    assert along(0.7, math.nan, 0.0, 1.0)[1] == (1.0, 0.0)
+    assert along(0.7, math.nan, 1.0, 0.0)[1] == (0.0, 1.0)
+    adjit.show(adjit.grad(product, argnums=(0, 1)), 0.7, 0.2)
+    assert "adjoint_product_pair" in capsys.readouterr().out.split("---- reverse pass")[1]
+    for check in (check_grad, check_jvp, check_hvp):
+        check(product, 0.7, -1.3, argnums=(0, 1)) if check is not check_jvp else check(
+            product, 0.7, -1.3)

@@ -18,7 +18,7 @@ from numba.core.registry import cpu_target
 from ...errors import AdjitError
 from ...ir.builder import fresh_name
 from ...ir.nodes import construct_refusal, node_kind
-from ..partials import emit_partial, emit_product
+from ..partials import emit_product, emit_seed_terms
 from ...rules import NONDIFF, lookup
 from ...rules.arrays import (is_filled_allocation, add_indexed, add_in_bounds_at, add_selection,
                              tuple_item_share,
@@ -67,17 +67,17 @@ def apply_rule(ctx, stmt, e, rule, prim_name, args):
         if ctx.is_active(a) and not is_float(ctx.typeof(a.name)):
             raise ctx.unsupported(f"'{prim_name}' applied to an array", stmt.loc,
                                   "array-valued operations have no rule yet")
-    g = e.var(bar(target.name))
+    partials = []
     for k, a in enumerate(args):
         partial = rule.partial(k)
         if not ctx.active_float(a) or partial is ZERO:
             continue
         if is_beside_primal(partial, args) and (reverse_reads(ctx, target)
                                                 or argument_saved(ctx, args[0])):
-            term = emit_product(e, g, partial_beside_primal(ctx, e, partial, args),
-                                ctx.product)
-        else:
-            term = emit_partial(e, partial, g, target, args, product=ctx.product)
+            partial = partial_beside_primal(ctx, e, partial, args)  # the factor itself
+        partials.append((a, partial))
+    g = e.var(bar(target.name))
+    for a, term in emit_seed_terms(e, g, partials, target, args, ctx.product):
         ctx.accumulate(e, a, term)
     ctx.reset(e, target.name)
 

@@ -10,13 +10,15 @@ inlining, pickled ``CompileResult``) with three differences that derivatives nee
   callee it reaches (``capture/fingerprint.py``), not with the mtime of one source file.
   An entry is used only when the fingerprint, the signature and the CPU all match.
 - **Robust**: each signature has its own index file, written atomically, so processes
-  writing at once lose nothing; an unreadable or truncated file is reported with a
-  ``CacheWarning`` and ignored (the derivative is compiled and the file rewritten).
+  writing at once lose nothing; an unreadable, truncated or damaged file (each file
+  carries a SHA-256 checksum of its contents) is reported with a ``CacheWarning`` and
+  ignored (the derivative is compiled and the file rewritten).
 """
 import glob
 import hashlib
 import inspect
 import os
+import pickle
 import sys
 import warnings
 
@@ -42,12 +44,39 @@ class _SingleEntryFile(caching.IndexDataCacheFile):
     """An index holding one signature: saving never reads the old (maybe corrupt)
     index, the data file is written before the index that names it, and the data file
     carries its key and stamp too, so a data file that is not this entry's (copied or
-    renamed over it) is never loaded."""
+    renamed over it) is never loaded. Both files start with a SHA-256 digest of the
+    rest, checked before anything is unpickled: object code with a flipped bit loaded
+    as if valid gave a wrong gradient, or crashed the process."""
 
     def save(self, key, data):
         name = self._data_name(1)
         self._save_data(name, (key, self._source_stamp, data))
         self._save_index({key: name})
+
+    def _save_data(self, name, data):
+        with self._open_for_write(self._data_path(name)) as f:
+            f.write(_sealed(self._dump(data)))
+
+    def _load_data(self, name):
+        with open(self._data_path(name), "rb") as f:
+            return pickle.loads(_unsealed(f.read(), name))
+
+    def _save_index(self, overloads):
+        with self._open_for_write(self._index_path) as f:
+            pickle.dump(self._version, f, protocol=-1)
+            f.write(_sealed(self._dump((self._source_stamp, overloads))))
+
+    def _load_index(self):
+        try:
+            with open(self._index_path, "rb") as f:
+                version = pickle.load(f)
+                data = f.read()
+        except FileNotFoundError:
+            return {}
+        if version != self._version:
+            return {}
+        stamp, overloads = pickle.loads(_unsealed(data, self._index_name))
+        return overloads if stamp == self._source_stamp else {}
 
     def load(self, key):
         entry = super().load(key)
@@ -57,6 +86,24 @@ class _SingleEntryFile(caching.IndexDataCacheFile):
         if stored_key != key or stamp != self._source_stamp:
             raise ValueError("the data file belongs to another entry")
         return data
+
+
+#: what a cache file's digest is prefixed with (the format of adjit's cache files)
+_SEAL = b"adjit-sha256:"
+
+
+def _sealed(payload):
+    """``payload`` behind its SHA-256 digest."""
+    return _SEAL + hashlib.sha256(payload).digest() + payload
+
+
+def _unsealed(data, name):
+    """The payload of ``_sealed`` data; ValueError if the digest does not match it."""
+    start = len(_SEAL) + 32
+    if data[:len(_SEAL)] != _SEAL or hashlib.sha256(data[start:]).digest() != data[
+            len(_SEAL):start]:
+        raise ValueError(f"{name} does not match its checksum (a damaged file)")
+    return data[start:]
 
 
 def file_prefix(py_func):

@@ -139,6 +139,21 @@ def test_corrupt_or_truncated_files_warn_and_recompile(warm, tmp_path):
     assert out["hits"] == 4
 
 
+def test_a_flipped_bit_is_caught_by_the_checksum(warm, tmp_path):
+    """One flipped bit in a data file's object code (or in an index) loaded as if valid
+    gave a wrong gradient, or crashed the process: every file carries a checksum."""
+    (tmp_path / "cachedmod.py").write_text(MODULE)
+    (tmp_path / "__pycache__").mkdir()
+    for k, path in enumerate(cache_files(warm)):
+        data = bytearray(path.read_bytes())
+        data[len(data) * (k + 1) // (len(cache_files(warm)) + 2)] ^= 1 << (k % 8)
+        (tmp_path / "__pycache__" / path.name).write_bytes(bytes(data))
+    out = run(tmp_path)
+    check(out, 3.0)
+    assert out["misses"] == 4 and out["hits"] == 0
+    assert out["warnings"] and all("checksum" in w for w in out["warnings"]), out["warnings"]
+
+
 def test_clear_cache_removes_only_that_functions_files(warm):
     sys.path.insert(0, str(warm))
     try:

@@ -166,24 +166,47 @@ def fingerprint(func, key):
     if root is None:
         raise Uncacheable(f"{func!r} is not a Python function or Numba dispatcher")
     _value_digest(func, h, "the function")
-    _function_digest(root, h)
-    done = {root}
+    done, entries = set(), set()
+    _digest_once(root, h, done)
     for py_func, name, value in snapshot(root):
+        entry = hashlib.sha256(name.encode())
+        _value_digest(value, entry, f"'{name}' (read by {py_func.__qualname__})")
+        key = (_content_digest(py_func), entry.digest())
+        if key in entries:  # the same read by another copy of the same function
+            continue
+        entries.add(key)
         # the reader, and a user function it reads: a helper that reads no global of
         # its own is never a reader, and its code and defaults count all the same
         for reached in (py_func, python_function(value)):
-            if (reached is not None and reached not in done
+            if (reached is not None
                     and not is_library_module(getattr(reached, "__module__", None))):
-                done.add(reached)
-                _function_digest(reached, h)
-        h.update(name.encode())
-        _value_digest(value, h, f"'{name}' (read by {py_func.__qualname__})")
+                _digest_once(reached, h, done)
+        h.update(entry.digest())
         inner = _transform_digest(value)
         if inner is not None:
             h.update(f"transform:{inner}".encode())
         for held in _functions_held(value, 3):  # ``OPS = (h,)``: ``OPS[0](x)``
-            if held not in done and not is_library_module(getattr(held, "__module__", None)):
-                done.add(held)
-                _function_digest(held, h)
+            if not is_library_module(getattr(held, "__module__", None)):
+                _digest_once(held, h, done)
     _user_rules_digest(h)
     return h.hexdigest()
+
+
+def _content_digest(py_func):
+    """A digest of a function's name, code and defaults."""
+    own = hashlib.sha256(_named(py_func).encode())
+    _function_digest(py_func, own)
+    return own.digest()
+
+
+def _digest_once(py_func, h, done):
+    """Feed ``py_func``'s content (``_content_digest``) into ``h`` unless a function of
+    the same name and content was fed already (``done``). A worker process that
+    unpickles a derivative rebuilds its ``@njit`` helpers by value, one copy per name
+    they are reached by (``from lib import soft`` and ``lib.soft``): counted by object,
+    the worker's fingerprint differed from its parent's, and it compiled everything
+    again."""
+    digest = _content_digest(py_func)
+    if digest not in done:
+        done.add(digest)
+        h.update(digest)

@@ -267,6 +267,36 @@ def test_a_script_function_has_one_fingerprint_in_its_spawned_workers():
             != fingerprint(in_module("elsewhere"), "grad0"))
 
 
+def _reached_twice(twin_source=None):
+    """``f`` calling helper ``soft`` by its name and as ``lib.soft``: one object, or
+    (``twin_source``) a second function of that name and source, as a spawned worker
+    that unpickles ``f`` gets (Numba rebuilds the helper ``f`` holds by value)."""
+    import types as pytypes
+
+    import numba
+    source = "import math\ndef soft(v):\n    return math.log1p(math.exp(v))\n"
+    first, second = {"__name__": "twinlib"}, {"__name__": "twinlib"}
+    exec(source, first)
+    exec(twin_source or source, second)
+    lib = pytypes.ModuleType("twinlib")
+    lib.soft = numba.njit(second["soft"]) if twin_source else numba.njit(first["soft"])
+    namespace = {"__name__": "twinmod", "soft": lib.soft if not twin_source
+                 else numba.njit(first["soft"]), "lib": lib}
+    exec("def f(x):\n    return soft(x) + lib.soft(x)\n", namespace)
+    return namespace["f"]
+
+
+def test_copies_of_one_helper_reached_by_two_names_fingerprint_as_one():
+    """Counted by object, the copies a spawned worker holds gave it another fingerprint
+    than its parent's, and it compiled the derivative again instead of loading it."""
+    from adjit.capture.fingerprint import fingerprint
+    same = "import math\ndef soft(v):\n    return math.log1p(math.exp(v))\n"
+    other = "import math\ndef soft(v):\n    return math.log1p(math.exp(2 * v))\n"
+    one = fingerprint(_reached_twice(), "grad0")
+    assert one == fingerprint(_reached_twice(same), "grad0")
+    assert one != fingerprint(_reached_twice(other), "grad0")
+
+
 def _namespace(helper_source, extra_globals=None):
     """``f`` calling ``helper`` (defined by ``helper_source``), in a fresh namespace."""
     import numba

@@ -9,7 +9,8 @@ import pytest
 import adjit
 from adjit.compile.inline_library import InlineOnlyLibrary, internal_jit
 from adjit.rules.arrays import zeros_shadow
-from adjit.rules.core import adjoint_product, adjoint_product_chain
+from adjit.rules.core import (adjoint_product, adjoint_product_chain, adjoint_product_pair,
+                              adjoint_product_sum_pair)
 from adjit.transform.partials import product_form
 
 
@@ -54,6 +55,45 @@ def test_adjoint_product_keeps_float32(_product):
     assert _product(np.float32(1.5), np.float32(2.0)) == 3.0
     compiled = _product.overloads[(numba.float32, numba.float32)]
     assert compiled.signature.return_type == numba.float32
+
+
+@numba.njit
+def _pair(g, d1, d2):
+    return adjoint_product_pair(g, d1, d2)
+
+
+@numba.njit
+def _sum_pair(g, d1, h, e1, d2, e2):
+    """(g d1 + h e1, g d2 + h e2): the tangents of a pair, as forward mode emits them."""
+    return adjoint_product_sum_pair(g, d1, h, e1, g, d2, h, e2)
+
+
+@pytest.mark.parametrize("g, d1, d2, expected", [
+    (2.0, 3.0, -4.0, (6.0, -8.0)),
+    (0.0, math.inf, 1.0, (0.0, 0.0)),        # a zero seed against inf: nothing
+    (1.0, math.nan, 2.0, (math.nan, 2.0)),   # one NaN product leaves the other alone
+    (2.0, 0.0, math.nan, (0.0, math.nan)),   # a zero partial does not pass NaN on
+    (0.0, 0.0, 0.0, (0.0, 0.0)),
+])
+def test_a_pair_of_products_keeps_each_guard(g, d1, d2, expected):
+    """``adjoint_product_pair`` checks the two products with one compare; each value is
+    what ``adjoint_product_chain`` gives for it."""
+    got = _pair(g, d1, d2)
+    np.testing.assert_equal(got, expected)
+    np.testing.assert_equal(got, (_chain_product(g, d1), _chain_product(g, d2)))
+
+
+def test_a_pair_of_product_sums_keeps_each_guard():
+    inf, nan = math.inf, math.nan
+    np.testing.assert_equal(_sum_pair(1.0, 2.0, 3.0, 4.0, 5.0, 6.0), (14.0, 23.0))
+    # a zero tangent against an infinite factor, beside a finite sum
+    np.testing.assert_equal(_sum_pair(0.0, inf, 2.0, 1.0, 3.0, 4.0), (2.0, 8.0))
+    np.testing.assert_equal(_sum_pair(1.0, nan, 0.0, inf, 1.0, 1.0), (nan, 1.0))
+    got = _sum_pair(np.float32(1.0), np.float32(2.0), np.float32(0.5), np.float32(4.0),
+                    np.float32(3.0), np.float32(2.0))
+    assert got == (4.0, 4.0)
+    (compiled,) = [c for sig, c in _sum_pair.overloads.items() if sig[0] == numba.float32]
+    assert compiled.signature.return_type == numba.types.UniTuple(numba.float32, 2)
 
 
 def test_chain_product_guards_inside_a_loop():

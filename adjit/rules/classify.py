@@ -377,11 +377,13 @@ def classify_call(fn, expr):
     """The one question both modes and the analyses ask about a call: what is it? The
     answer carries the registered ``Primitive`` (``rules/primitive.py``) that covers it,
     when one does; each mode maps the answer's kind to one handler."""
+    key, receiver = callee_key(fn, expr.func)
+    args = ([receiver] if receiver is not None else []) + list(expr.args)
+    if integer_valued_numpy_call(fn, expr, key):
+        return CallClass("nondiff", key, args)
     site = array_op_site(fn, expr)
     if site is not None:
         return CallClass("array_op", site.callee, site.args, site, site.op)
-    key, receiver = callee_key(fn, expr.func)
-    args = ([receiver] if receiver is not None else []) + list(expr.args)
     structural = _structural_kind(fn, expr, key)
     if structural is not None:
         return CallClass(structural, key, args)
@@ -401,6 +403,22 @@ def classify_call(fn, expr):
     if product is not None:
         return CallClass("matmul", key, args, primitive=lookup_product(product[0]))
     return _rule_class(fn, key, args)
+
+
+def integer_valued_numpy_call(fn, expr, key):
+    """Whether ``expr`` calls a NumPy function or an array method whose result holds only
+    integers or booleans (``(x / h).astype(np.int64)``, bin indices): nothing of it is
+    differentiable, as of ``int(v)``. A user's function is derived instead (it may write
+    into float arrays)."""
+    sig = fn.calltypes.get(expr)
+    result = getattr(sig, "return_type", None)
+    dtype = result.dtype if isinstance(result, types.Array) else result
+    if not isinstance(dtype, (types.Integer, types.Boolean)):
+        return False
+    key = method_key(key)
+    if isinstance(key, (str, tuple)):
+        return isinstance(key, tuple) and len(key) == 2 and key[0] is types.Array
+    return (getattr(key, "__module__", None) or "").startswith("numpy")
 
 
 def returns_generator(fn, expr):

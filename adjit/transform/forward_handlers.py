@@ -507,6 +507,9 @@ def fwd_setitem(ctx, stmt, e):
         refuse_nested_list_write(ctx, stmt)
         if not ctx.active(stmt.target):
             container = ctx.typeof(stmt.target.name)
+            if isinstance(container, types.Array) and isinstance(
+                    container.dtype, (types.Integer, types.Boolean)):
+                return  # converted to an integer, as by ``int(v)``: no tangent
             if isinstance(container, types.Array):
                 raise ctx.unsupported("writing a differentiated value into a constant "
                                       "array", stmt.loc)

@@ -75,3 +75,28 @@ def test_integer_casts_of_differentiated_arrays_in_every_mode(mode):
         expected = 2 * (X - idx * 0.25) + (X > 0.0) + idx
         np.testing.assert_allclose(adjit.grad(binned_residuals)(X, 0.25), expected,
                                    rtol=1e-12)
+
+
+def integer_stores(x, a):
+    """Differentiated floats stored into an integer array (truncated, as by ``int``)."""
+    ia = np.zeros(3, dtype=np.int64)
+    ia[0] = x[0] * 3.7 * a
+    ia[1:] = x[1:3] * 10.0
+    return ia[0] * a + np.sum(ia * x[:3]) + x[3] * a
+
+
+XI = np.array([0.71, 0.33, -0.47, 1.2])  # no element at a truncation step
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])
+def test_floats_stored_into_an_integer_array_in_every_mode(mode):
+    """grad took such a store as non-differentiable; forward mode refused it as a write
+    into a constant array."""
+    {"grad": lambda: check_grad(integer_stores, XI, 0.9),
+     "jvp": lambda: check_jvp(integer_stores, XI, 0.9),
+     "hvp": lambda: check_hvp(integer_stores, XI, 0.9)}[mode]()
+    if mode == "jvp":
+        import adjit
+        ia = np.array([int(XI[0] * 3.7 * 0.9), int(XI[1] * 10.0), int(XI[2] * 10.0)])
+        _, tangent = adjit.jvp(integer_stores)(XI, 0.9, np.ones(4), 1.0)
+        assert tangent == pytest.approx(np.sum(ia) + 0.9 + ia[0] + XI[3], rel=1e-12)

@@ -139,6 +139,29 @@ def test_element_writes_before_the_merge_still_differentiate():
         check_grad(_written_before_a_branch_merge, x, flag)
 
 
+def _boundary_copied_then_swapped(u0, r):
+    """The Dirichlet form: the scratch buffer's boundary copied from the state (element
+    reads of the state before the loop that swaps the two)."""
+    u = u0.copy()
+    v = np.empty_like(u)
+    v[0] = u[0]
+    v[-1] = u[-1]
+    for _ in range(4):
+        for i in range(1, u.shape[0] - 1):
+            v[i] = u[i] + r * (u[i - 1] - 2 * u[i] + u[i + 1])
+        u, v = v, u
+    return np.sum(u ** 2)
+
+
+def test_a_boundary_copied_from_the_state_before_the_swap_loop_in_every_mode():
+    """``v[0] = u[0]`` before ``u, v = v, u``: the element reads of ``u`` counted as a
+    second name for it, and grad and hvp refused the function."""
+    u0 = np.linspace(0.1, 1.0, 6)
+    check_grad(_boundary_copied_then_swapped, u0, 0.2, argnums=(0, 1))
+    check_jvp(_boundary_copied_then_swapped, u0, 0.2)
+    check_hvp(_boundary_copied_then_swapped, u0, 0.2, argnums=(0, 1))
+
+
 def test_an_alias_made_before_the_merge_is_still_refused():
     """``w = unew`` before the swap loop: after one swap ``w[0] = ...`` writes into the
     other buffer, which one shadow per name would miss (a wrong gradient)."""

@@ -173,14 +173,25 @@ class WrittenArrays:
         a second name for the array (``w = unew``) or a read the merged name may alias.
         An early element write (a boundary value written into a scratch buffer before
         the time loop that swaps it, ``unew[0] = 0.0``) sees the array by one name, and so
-        does a copy taken before the merge (``_copies_it``)."""
+        do a copy taken before the merge (``_copies_it``) and an element read
+        (``_reads_an_element``)."""
         after = self.cfg.reachable_from(label)
         return sum(1 for node, block in self.blocks.items() for s in block.body
                    if not isinstance(s, ir.Del) and any(v.name == name for v in s.list_vars())
                    and not (isinstance(s, ir.Assign) and s.target.name == name)
                    and not self._reads_only_its_shape(s)
                    and (node in after or not (_element_write_into(s, name)
-                                              or self._copies_it(s))))
+                                              or self._copies_it(s)
+                                              or self._reads_an_element(s, name))))
+
+    def _reads_an_element(self, stmt, name):
+        """Whether ``stmt`` is ``v = a[i]`` of one scalar of array ``name``: a value, no
+        second name for the array (a Dirichlet boundary copied into the scratch buffer
+        before the loop that swaps the two, ``unew[0] = u[0]``)."""
+        value = stmt.value if isinstance(stmt, ir.Assign) else None
+        return (isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem")
+                and value.value.name == name
+                and not isinstance(self.typeof(stmt.target.name), types.Array))
 
     def _copies_it(self, stmt):
         """Whether ``stmt`` is ``c = np.copy(a)`` (``a.copy()``): new memory, and, before

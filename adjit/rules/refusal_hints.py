@@ -3,10 +3,12 @@ same words in both modes. Each hint is one small function of ``(fn, expr, cls)``
 (``cls`` from ``classify_call``) returning its advice or None; the first that answers
 wins, in the order of ``HINTS``, before the general advice to register a rule."""
 import numpy as np
-from numba.core import types
+from numba.core import ir, types
+
+from ..ir.nodes import source_name
 
 from .arrays import ANY_RANK, lookup_array
-from .classify import returns_generator
+from .classify import call_name, callee_key, returns_generator
 from .core import NONDIFF, lookup
 from .primitive import PRIMITIVES
 
@@ -165,3 +167,19 @@ def unsupported_detail(fn, expr, cls):
     return ("no rule covers this call on arrays (or these options, such as axis=); "
             "register one with adjit.extend (defview, deflinear_array, defbilinear) "
             "or write the loop in an @njit helper")
+
+
+def may_be_none_words(fn, value, name):
+    """``(construct, advice)`` refusing ``name = value``, which Numba types as Optional,
+    named as the user wrote it: the call that returns it, or the variable (not an SSA
+    temporary). Forward mode refuses such a value where it is made; reverse mode, which
+    meets its readers first, where a reader has no rule for it."""
+    if isinstance(value, ir.Expr) and value.op == "call":
+        key, _ = callee_key(fn, value.func)
+        if key is not None:
+            return (f"'{call_name(key)}(...)', whose result may be None",
+                    "Numba types it as returning a value or None (np.linalg.matrix_power "
+                    "does); compute it in a way that always returns a value, such as a "
+                    "loop of @ products")
+    shown = "a value" if name.startswith("$") else f"'{source_name(name)}'"
+    return f"{shown}, which may be None", "return or use a float on every path"

@@ -33,13 +33,13 @@ from .partials import (forward_product_form, generated_product_form, long_straig
                        plain_constant_products)
 from .tangents import differentiable_items, has_tangent, tangent_suffix
 from ..ir.lists import display_name, is_float_list
-from ..ir.nodes import construct_refusal, definitions_indexed, node_kind, source_name
+from ..ir.nodes import construct_refusal, definitions_indexed, node_kind
 from .forward_handlers import FWD_HANDLERS
 from .forward_tape import early_record_tangents
 from .reverse.forward_pass import copy_phi_inputs, is_phi, phi_exports
 from ..compile.caches import owned_cache
 from ..rules.arrays import zeros_shadow
-from ..rules.classify import call_name, callee_key
+from ..rules.refusal_hints import may_be_none_words
 
 
 def tangent_arg_names(arg_names, active_args):
@@ -181,7 +181,7 @@ def build_jvp_blocks(ctx, arg_names):
                 e.stmt(clone_stmt(stmt))  # steers control flow only: no tangent
                 continue
             if isinstance(stmt, ir.Assign) and may_be_none(ctx, stmt.target):
-                what, advice = _may_be_none_words(ctx, stmt)
+                what, advice = may_be_none_words(ctx.fn, stmt.value, stmt.target.name)
                 raise ctx.unsupported(what, stmt.loc, advice)
             handler = FWD_HANDLERS.get(node_kind(stmt))
             if handler is None:
@@ -334,18 +334,3 @@ def derive_jvp(func, argtypes, active_args, tangent_only=False):
 
 
 __all__ = ["derive_jvp", "JVPProgram", "config"]
-
-
-def _may_be_none_words(ctx, stmt):
-    """``(construct, advice)`` refusing a value Numba types as Optional, named as the
-    user wrote it: the call that returns it, or the variable (not an SSA temporary)."""
-    value, name = stmt.value, stmt.target.name
-    if isinstance(value, ir.Expr) and value.op == "call":
-        key, _ = callee_key(ctx.fn, value.func)
-        if key is not None:
-            return (f"'{call_name(key)}(...)', whose result may be None",
-                    "Numba types it as returning a value or None (np.linalg.matrix_power "
-                    "does); compute it in a way that always returns a value, such as a "
-                    "loop of @ products")
-    shown = "a value" if name.startswith("$") else f"'{source_name(name)}'"
-    return f"{shown}, which may be None", "return or use a float on every path"

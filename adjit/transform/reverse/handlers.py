@@ -29,7 +29,7 @@ from ...ir.value_types import (container_words, value_words, is_differentiable, 
                                is_nested_tuple)
 from ...rules.classify import (array_op_site, call_name, classify_call, operator_name,
                                refuse_list_arguments, squared_operand, written_call_name)
-from ...rules.refusal_hints import unsupported_detail
+from ...rules.refusal_hints import may_be_none_words, unsupported_detail
 from ...ir.lists import (container_write_refusal, is_float_list, list_in_tuple_refusal,
                          repeated_list)
 from .context import bar, bar_item
@@ -170,6 +170,10 @@ def rev_call(ctx, stmt, e):
 def rev_unsupported_call(ctx, stmt, e, cls):
     """A call no rule covers (or with arguments adjit could not bind): refuse it by the
     name the user wrote, saying which kind of rule would make it work."""
+    for a in cls.args or ():
+        if isinstance(ctx.typeof(a.name), types.Optional):  # name the call that made it
+            what, advice = may_be_none_words(ctx.fn, ctx.definition(a.name), a.name)
+            raise ctx.unsupported(what, stmt.loc, advice)
     name = written_call_name(cls, str(ctx.typeof(stmt.value.func.name)), stmt.loc)
     raise ctx.unsupported(f"'{name}'", stmt.loc, unsupported_detail(ctx.fn, stmt.value, cls))
 

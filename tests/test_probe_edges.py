@@ -497,3 +497,19 @@ def test_a_nested_tuple_passed_to_a_helper_is_refused_in_the_users_words():
         adjit.grad(_nested_tuple_argument)(0.7)
     assert "Tuple(" not in str(info.value)
     assert adjit.jvp(_nested_tuple_argument)(0.7, 1.0)[1] == pytest.approx(3 * 0.7 ** 2)
+
+
+def _flat_item(x):
+    return x.flat[2] * x[0]
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_an_element_of_flat_is_refused_with_what_to_write(mode):
+    """``x.flat[k]`` has no rule (``for v in x.flat`` has): reverse mode named Numba's
+    iterator type and spoke of tuples; both modes now say to index the array."""
+    x = np.linspace(0.5, 2.0, 4)
+    with pytest.raises(adjit.UnsupportedError, match=r"\.flat.*\n.*\n.*index the array"):
+        if mode == "grad":
+            adjit.grad(_flat_item)(x)
+        else:
+            adjit.jvp(_flat_item)(x, x)

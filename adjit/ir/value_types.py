@@ -48,6 +48,8 @@ def container_words(typ):
         return f"a @jitclass {typ.classname} instance"
     if is_nested_tuple(typ):
         return "a nested tuple"
+    if isinstance(typ, types.NumpyFlatType):
+        return "an array's .flat"
     return f"a {typ}"
 
 

@@ -343,7 +343,9 @@ def rev_container_item(ctx, stmt, e):
     if isinstance(container, types.BaseTuple) and any(
             isinstance(t, (types.List, types.ListType)) for t in container.types):
         raise ctx.unsupported(*list_in_tuple_refusal(container, stmt.loc))
-    advice = "only constant indices of flat tuples of floats have adjoints"
+    advice = ("no rule covers it: index the array, or iterate over a.ravel()" if isinstance(
+        container, types.NumpyFlatType) else "only constant indices of flat tuples of "
+        "floats have adjoints")
     if is_nested_tuple(container):
         advice += (": return a flat tuple from the helper (lo, hi, m = stats(x)), not a "
                    "tuple inside a tuple")

@@ -211,9 +211,8 @@ def enable_disk_cache(dispatcher, py_func, label, stamp):
         return True
     base = _base_locator(py_func)
     if base is None:
-        warnings.warn(f"adjit: {label}({py_func.__qualname__}) is not cached on disk: no "
-                      "writable cache directory for its source file", CacheWarning,
-                      stacklevel=4)
+        warnings.warn(f"adjit: {label}({py_func.__qualname__}) is not cached on disk: "
+                      f"{_no_locator_reason(py_func)}", CacheWarning, stacklevel=4)
         return False
     try:
         stamp()
@@ -223,6 +222,19 @@ def enable_disk_cache(dispatcher, py_func, label, stamp):
         return False
     dispatcher._cache = DerivativeCache(dispatcher.py_func, py_func, label, stamp, base)
     return True
+
+
+def _no_locator_reason(py_func):
+    """Why Numba's locators found no cache directory for ``py_func``: it has no source
+    file (``exec``, an interactive session), or no directory for it is writable."""
+    try:
+        source = inspect.getfile(py_func)
+    except TypeError:
+        source = None
+    if source is None or not os.path.isfile(source):
+        return ("it has no source file (defined by exec or in an interactive session); "
+                "define it in a module to cache it")
+    return f"no writable cache directory for its source file {source}"
 
 
 def clear_cache(py_func):

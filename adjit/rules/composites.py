@@ -11,7 +11,8 @@ arguments), one-row/one-column views of a vector, ``logabsdet`` and the two part
 - ``np.linalg.slogdet(a)``: ``(slogdet_sign(a), logabsdet(a))``, where ``logabsdet`` has the
   standard rule ``d log|det A| = tr(A^-1 dA)`` and the sign has no derivative.
 - ``np.linalg.eigh(a)``: ``(eigenvalues(a), eigenvectors(a))`` (rules in ``linalg.py``), and
-  ``np.linalg.eigvalsh(a)`` is ``eigenvalues(a)``.
+  ``np.linalg.eigvalsh(a)`` is ``eigenvalues(a)``; ``np.linalg.svd(a[, full_matrices])``:
+  ``(svd_u, svd_s, svd_vt)`` of the same arguments, unread ones without a derivative.
 - ``np.interp(x, xp, fp)`` of a scalar or a 1-D ``x``: a plain ``@njit`` helper
   (bisection, then the linear piece), which adjit derives like any user helper, so it
   is differentiable in ``x`` and ``fp`` (and in ``xp``, through the piece's formula).
@@ -35,7 +36,8 @@ from .arrays import defarrayvjp
 from .core import nondiff
 from .primitive import PRIMITIVES, Primitive
 from .registry import _name, deflinear_array, defnonlinear
-from .linalg import eigenvalues, eigenvectors, qr_q, qr_r
+from .linalg import (eigenvalues, eigenvectors, qr_q, qr_r, svd_s, svd_s_unread, svd_u,
+                     svd_u_unread, svd_vt, svd_vt_unread)
 from .lstsq import (lstsq_rank, lstsq_residuals, lstsq_singular_values,
                     lstsq_singular_values_unread, lstsq_solution)
 
@@ -466,5 +468,7 @@ defstacking(np.column_stack, {1: (as_column, join_columns), 2: (None, join_colum
 defparts(np.linalg.slogdet, (slogdet_sign, logabsdet))
 defparts(np.linalg.eigh, (eigenvalues, eigenvectors))
 defparts(np.linalg.qr, (qr_q, qr_r))
+defparts(np.linalg.svd, (svd_u, svd_s, svd_vt),
+         unread={svd_u: svd_u_unread, svd_s: svd_s_unread, svd_vt: svd_vt_unread})
 defparts(np.linalg.lstsq, (lstsq_solution, lstsq_residuals, lstsq_rank, lstsq_singular_values),
          unread={lstsq_singular_values: lstsq_singular_values_unread}, float64_only=True)

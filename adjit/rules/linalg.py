@@ -12,11 +12,16 @@ below the diagonal counts for itself and its mirror, entries above get no adjoin
 pair: ``capture/composites.py`` rewrites it to the pair of primitives ``eigenvalues``
 and ``eigenvectors``. Eigenvector derivatives assume distinct
 eigenvalues (they divide by their differences, as every standard rule does).
+``np.linalg.svd`` is rewritten likewise, to ``svd_u``, ``svd_s`` and ``svd_vt``, with
+Townsend's (2016) rules for the thin SVD (distinct, nonzero singular values); the extra
+singular vectors of a full SVD of a non-square matrix have no derivative, and their
+rules raise ``ValueError``.
 """
 import numpy as np
 
 from ..compile.inline_library import internal_jit
 from .arrays import defarrayvjp
+from .core import nondiff
 from .registry import defnonlinear
 
 
@@ -328,3 +333,141 @@ defnonlinear([qr_q], [_qr_q_vjp], [_qr_q_jvp], ndims=(2,))
 defnonlinear([qr_r], [_qr_r_vjp], [_qr_r_jvp], ndims=(2,))
 defnonlinear([eigenvalues], [_eigenvalues_vjp], [_eigenvalues_jvp], ndims=(2,))
 defnonlinear([eigenvectors], [_eigenvectors_vjp], [_eigenvectors_jvp], ndims=(2,))
+
+
+@internal_jit
+def svd_u(a, full_matrices=True):
+    """The left singular vectors of ``np.linalg.svd(a, full_matrices)``."""
+    return np.linalg.svd(a, full_matrices)[0]
+
+
+@internal_jit
+def svd_s(a, full_matrices=True):
+    """The singular values of ``np.linalg.svd(a, full_matrices)`` (descending)."""
+    return np.linalg.svd(a, full_matrices)[1]
+
+
+@internal_jit
+def svd_vt(a, full_matrices=True):
+    """The right singular vectors (rows) of ``np.linalg.svd(a, full_matrices)``."""
+    return np.linalg.svd(a, full_matrices)[2]
+
+
+@internal_jit
+def _thin_svd(a):
+    """``(U, s, V)`` of the thin SVD ``A = U diag(s) V^T`` (``U``: m x k, ``V``: n x k)."""
+    u, s, vt = np.linalg.svd(a, False)
+    return np.ascontiguousarray(u), s, np.ascontiguousarray(vt.T)
+
+
+@internal_jit
+def _svd_gaps(s):
+    """``F[i, j] = 1 / (s[j]^2 - s[i]^2)`` off the diagonal, 0 on it."""
+    k = s.shape[0]
+    f = np.zeros((k, k), s.dtype)
+    for i in range(k):
+        for j in range(k):
+            if i != j:
+                f[i, j] = 1.0 / (s[j] * s[j] - s[i] * s[i])
+    return f
+
+
+@internal_jit
+def _only_thin(a, full_matrices, rows):
+    """Refuse the derivative of ``U`` (``rows``) or ``V^T`` of a full SVD that has more
+    singular vectors than singular values: those extra vectors are any orthonormal
+    completion, and have no derivative."""
+    m, n = a.shape
+    if full_matrices and ((rows and m > n) or (not rows and n > m)):
+        raise ValueError("adjit: the extra singular vectors of np.linalg.svd(a) of a "
+                         "non-square a have no derivative; pass full_matrices=False")
+
+
+@internal_jit
+def _full(rest):
+    """The ``full_matrices`` argument among a rule's trailing arguments (NumPy's default
+    when it was not given)."""
+    return rest[0] if len(rest) > 1 else True
+
+
+def _svd_u_jvp(ans, a, *rest):
+    """``dU = U (F * (dP S + S dP^T)) + (I - U U^T) dA V S^-1`` with ``dP = U^T dA V``
+    (Townsend 2016); ``rest`` is ``[full_matrices,] dA``."""
+    _only_thin(a, _full(rest), True)
+    u, s, v = _thin_svd(a)
+    dav = rest[-1] @ v
+    dp = u.T @ dav
+    return u @ (_svd_gaps(s) * (dp * s + s.reshape((-1, 1)) * dp.T)) + (dav - u @ dp) / s
+
+
+def _svd_s_jvp(ans, a, *rest):
+    """``ds_i = u_i^T dA v_i``."""
+    u, s, v = _thin_svd(a)
+    return np.sum(u * (rest[-1] @ v), axis=0)
+
+
+def _svd_vt_jvp(ans, a, *rest):
+    """``dV^T`` with ``dV = V (F * (S dP + dP^T S)) + (I - V V^T) dA^T U S^-1``."""
+    _only_thin(a, _full(rest), False)
+    u, s, v = _thin_svd(a)
+    dtu = rest[-1].T @ u
+    dp = dtu.T @ v
+    dv = v @ (_svd_gaps(s) * (s.reshape((-1, 1)) * dp + dp.T * s)) + (dtu - v @ dp.T) / s
+    return dv.T
+
+
+def _svd_u_vjp(g, ans, a, *rest):
+    """``A_bar += U (F * (U^T G - G^T U)) S V^T + (I - U U^T) G S^-1 V^T``; ``rest`` is
+    ``[full_matrices,] shadow``."""
+    _only_thin(a, _full(rest), True)
+    u, s, v = _thin_svd(a)
+    g = np.ascontiguousarray(g[:, :s.shape[0]])
+    utg = u.T @ g
+    inner = (_svd_gaps(s) * (utg - utg.T)) * s
+    shadow = rest[-1]
+    shadow += (u @ inner + (g - u @ utg) / s) @ v.T
+
+
+def _svd_s_vjp(g, ans, a, *rest):
+    """``A_bar += U diag(g) V^T``."""
+    u, s, v = _thin_svd(a)
+    shadow = rest[-1]
+    shadow += (u * g) @ v.T
+
+
+def _svd_vt_vjp(g, ans, a, *rest):
+    """``A_bar += U S (F * (V^T V_bar - V_bar^T V)) V^T + U S^-1 V_bar^T (I - V V^T)``
+    with ``V_bar = G^T``."""
+    _only_thin(a, _full(rest), False)
+    u, s, v = _thin_svd(a)
+    vbar = np.ascontiguousarray(g[:s.shape[0], :].T)
+    vtvb = v.T @ vbar
+    inner = s.reshape((-1, 1)) * (_svd_gaps(s) * (vtvb - vtvb.T))
+    shadow = rest[-1]
+    shadow += u @ (inner @ v.T + (vbar.T - vtvb.T @ v.T) / s.reshape((-1, 1)))
+
+
+@internal_jit
+def svd_u_unread(a, full_matrices=True):
+    """``svd_u`` where nothing reads it (``capture/composites.py``), declared
+    non-differentiable: its rule would refuse the extra vectors of a full SVD that the
+    function never uses, and cost a derivative nobody reads."""
+    return np.linalg.svd(a, full_matrices)[0]
+
+
+@internal_jit
+def svd_s_unread(a, full_matrices=True):
+    """``svd_s`` where nothing reads it (see ``svd_u_unread``)."""
+    return np.linalg.svd(a, full_matrices)[1]
+
+
+@internal_jit
+def svd_vt_unread(a, full_matrices=True):
+    """``svd_vt`` where nothing reads it (see ``svd_u_unread``)."""
+    return np.linalg.svd(a, full_matrices)[2]
+
+
+nondiff(svd_u_unread, svd_s_unread, svd_vt_unread)
+defnonlinear([svd_u], [_svd_u_vjp], [_svd_u_jvp], ndims=(2,), nargs=(1, 2))
+defnonlinear([svd_s], [_svd_s_vjp], [_svd_s_jvp], ndims=(2,), nargs=(1, 2))
+defnonlinear([svd_vt], [_svd_vt_vjp], [_svd_vt_jvp], ndims=(2,), nargs=(1, 2))

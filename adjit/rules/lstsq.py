@@ -11,10 +11,9 @@ tuple of its four parts, each an ``@njit`` primitive below that calls Numba's ow
   reverse ``A_bar += U diag(g) V^T``.
 - ``lstsq_rank``: an integer, no derivative.
 
-The singular values' reverse rule uses ``np.linalg.svd``, which has no rule itself, so
-``hvp`` through them is refused (``UnsupportedError``); when a function does not read
-them, ``lstsq_singular_values_unread`` computes them. ``hvp`` through the solution is
-untested: its forward-over-reverse program takes over 20 minutes to compile.
+The singular values' reverse rule uses ``np.linalg.svd``, whose rules (``linalg.py``)
+forward mode follows under ``hvp``; when a function does not read them,
+``lstsq_singular_values_unread`` computes them without a derivative.
 
 These derivatives hold for ``A`` of full column rank (``m >= n``, rank ``n``), where the
 least-squares solution is unique and smooth; the rules raise ``ValueError`` otherwise

@@ -84,6 +84,16 @@ def diag(a):
     return (np.sum(np.sin(np.diag(a))) + np.sum(np.diag(a.T) ** 3) + np.sum(np.diag(a, 1) ** 2)
             + np.sum(np.diag(a.T, k=-1) ** 3) + np.sum(np.sin(np.diag(a[0], k=-1)) * np.diag(a[1], 1).T))
 def clip(a): return np.sum(np.clip(a, -0.5, a_max=0.5) * a) + np.sum(a.clip(-0.2, 0.3) ** 3)
+def svd_parts(tall, wide, sq):
+    # the singular values of a full SVD (its extra vectors unread), the thin factors of a
+    # wide matrix, and every factor of a square one
+    s = np.linalg.svd(tall)[1]
+    u, s2, vt = np.linalg.svd(wide, full_matrices=False)
+    u3, s3, vt3 = np.linalg.svd(sq)
+    return (np.sum(s ** 3) + np.sum(u[:, 0] * s2) + np.sum(vt * wide)
+            + np.sum((u3 @ vt3) * sq) + np.sum(u3[0] * s3) + vt3[1, 2])
+
+
 def triangles(a):
     return np.sum(np.tril(a) ** 2 * a) + np.sum(np.sin(np.triu(a, 1))) + np.sum(
         np.diag(np.diag(a)) @ a)
@@ -286,6 +296,7 @@ CASES = [
     (det, (SPD3 + N33,), 0, []),
     (pinv, (TALL, M34), (0, 1), ["np.linalg.pinv"]),
     (qr, (TALL, M34), (0, 1), ["qr_q", "qr_r"]),
+    (svd_parts, (TALL, M34, SPD3 + N33), (0, 1, 2), ["svd_u", "svd_s", "svd_vt"]),
     (triangles, (SPD3 + N33,), 0, ["np.tril", "np.triu"]),
     (sequences, (V6,), 0, ["np.diff", "np.cumprod", "x.cumprod", "np.sort"]),
     (expand_cumsum, (M23,), 0, ["np.expand_dims"]),
@@ -350,9 +361,8 @@ def test_jvp(f, args, argnums, _):
 # cover that shape under hvp.
 # The 2-D joins and var/std take minutes to compile under hvp (issue 12): concatenate_1d
 # covers the join rule shape there.
-# lstsq is left out of hvp here: least_squares reads the singular values, whose reverse
-# rule uses np.linalg.svd (no rule), and least_squares_columns takes minutes to compile;
-# test_hvp_of_lstsq_through_the_solution covers the solution under hvp.
+# lstsq is left out of hvp here, for compile time: least_squares_columns takes minutes;
+# test_hvp_of_lstsq_through_the_solution and ..._singular_values cover its parts.
 HVP_CASES = [c for c in CASES if c[0] not in (cross_rows, solve, solve_matrix, copy_func,
                                               flatten, ravel_func, ravel_method, stacking,
                                               concatenate_columns, stack_columns, var_std,
@@ -385,6 +395,33 @@ def test_hvp_of_lstsq_through_the_solution():
     # (over a minute to compile at -O1; singular values read under hvp are refused)
     check_grad(least_squares_fit, TALL, V5)
     check_hvp(least_squares_fit, TALL, V5)
+
+
+def singular_values_of_fit(a, b):
+    x, res, rank, sv = np.linalg.lstsq(a, b)
+    return np.sum(sv ** 2) + np.sum(sv)
+
+
+def test_hvp_of_lstsq_through_the_singular_values():
+    """Their reverse rule uses np.linalg.svd, whose rules forward mode now follows (an
+    hvp reading them was refused)."""
+    check_hvp(singular_values_of_fit, TALL, V5)
+
+
+def first_left_vector(a):
+    return np.sum(np.linalg.svd(a)[0][:, 0])
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_the_extra_vectors_of_a_full_svd_are_refused(mode):
+    """``U`` of a full SVD of a tall matrix holds vectors that are any orthonormal
+    completion: its rules raise, saying to pass full_matrices=False."""
+    import adjit
+    with pytest.raises(ValueError, match="full_matrices=False"):
+        if mode == "grad":
+            adjit.grad(first_left_vector)(TALL)
+        else:
+            adjit.jvp(first_left_vector)(TALL, TALL)
 
 
 def test_det_of_a_singular_matrix_in_every_mode():

@@ -7,12 +7,12 @@ import adjit
 
 
 @numba.njit(inline="always")
-def _largest_singular_value(x):
-    return np.linalg.svd(np.outer(x, x))[1][0]
+def _first_eigenvalue(x):
+    return np.linalg.eigvals(np.outer(x, x) + np.eye(3))[0]
 
 
 def _feature_loss(x):
-    return _largest_singular_value(x) + 1.0
+    return _first_eigenvalue(x) + 1.0
 
 
 def test_a_refusal_inside_an_inlined_helper_names_the_helper():
@@ -21,13 +21,13 @@ def test_a_refusal_inside_an_inlined_helper_names_the_helper():
     with pytest.raises(adjit.UnsupportedError) as info:
         adjit.grad(_feature_loss)(np.array([0.5, 1.0, -0.3]))
     message = str(info.value)
-    assert "in function '_feature_loss' (in '_largest_singular_value', inlined into it)" \
+    assert "in function '_feature_loss' (in '_first_eigenvalue', inlined into it)" \
         in message
-    assert "np.linalg.svd(np.outer(x, x))" in message
+    assert "np.linalg.eigvals(np.outer(x, x) + np.eye(3))" in message
 
 
 def _own_refusal(x):
-    return np.linalg.svd(np.outer(x, x))[1][0]
+    return np.linalg.eigvals(np.outer(x, x) + np.eye(3))[0]
 
 
 def test_a_refusal_in_the_function_itself_names_only_it():

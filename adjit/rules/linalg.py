@@ -13,9 +13,9 @@ pair: ``capture/composites.py`` rewrites it to the pair of primitives ``eigenval
 and ``eigenvectors``. Eigenvector derivatives assume distinct
 eigenvalues (they divide by their differences, as every standard rule does).
 ``np.linalg.svd`` is rewritten likewise, to ``svd_u``, ``svd_s`` and ``svd_vt``, with
-Townsend's (2016) rules for the thin SVD (distinct, nonzero singular values); the extra
-singular vectors of a full SVD of a non-square matrix have no derivative, and their
-rules raise ``ValueError``.
+Townsend's (2016) rules for the thin SVD (distinct, nonzero singular values). The extra
+singular vectors of a full SVD of a non-square matrix have no derivative: reverse mode
+raises ``ValueError`` if the function reads them, forward mode gives them NaN tangents.
 """
 import numpy as np
 
@@ -373,31 +373,42 @@ def _svd_gaps(s):
 
 
 @internal_jit
-def _only_thin(a, full_matrices, rows):
-    """Refuse the derivative of ``U`` (``rows``) or ``V^T`` of a full SVD that has more
-    singular vectors than singular values: those extra vectors are any orthonormal
-    completion, and have no derivative."""
-    m, n = a.shape
-    if full_matrices and ((rows and m > n) or (not rows and n > m)):
-        raise ValueError("adjit: the extra singular vectors of np.linalg.svd(a) of a "
-                         "non-square a have no derivative; pass full_matrices=False")
+def _no_extra_cotangent(g, k, rows):
+    """Refuse a cotangent of the extra singular vectors of a full SVD of a non-square
+    matrix (``U``'s columns past ``k``, or ``V^T``'s rows): they are any orthonormal
+    completion, and have no derivative. Reading only the first ``k`` (``u[:, :2]`` of a
+    full ``U``) leaves them zero."""
+    extra = g[:, k:] if rows else g[k:, :]
+    for value in extra.ravel():
+        if value != 0.0:
+            raise ValueError("adjit: the extra singular vectors of np.linalg.svd(a) of a "
+                             "non-square a are read, and have no derivative; pass "
+                             "full_matrices=False")
 
 
 @internal_jit
-def _full(rest):
-    """The ``full_matrices`` argument among a rule's trailing arguments (NumPy's default
-    when it was not given)."""
-    return rest[0] if len(rest) > 1 else True
+def _with_extra_vectors(thin, shape, rows):
+    """A full SVD factor's tangent: ``thin``'s, and NaN for the extra singular vectors,
+    which have no derivative, so a function that reads them gets NaN, never a number
+    made up for them."""
+    if thin.shape == shape:
+        return thin
+    out = np.full(shape, np.nan, thin.dtype)
+    if rows:
+        out[:, :thin.shape[1]] = thin
+    else:
+        out[:thin.shape[0], :] = thin
+    return out
 
 
 def _svd_u_jvp(ans, a, *rest):
     """``dU = U (F * (dP S + S dP^T)) + (I - U U^T) dA V S^-1`` with ``dP = U^T dA V``
     (Townsend 2016); ``rest`` is ``[full_matrices,] dA``."""
-    _only_thin(a, _full(rest), True)
     u, s, v = _thin_svd(a)
     dav = rest[-1] @ v
     dp = u.T @ dav
-    return u @ (_svd_gaps(s) * (dp * s + s.reshape((-1, 1)) * dp.T)) + (dav - u @ dp) / s
+    du = u @ (_svd_gaps(s) * (dp * s + s.reshape((-1, 1)) * dp.T)) + (dav - u @ dp) / s
+    return _with_extra_vectors(du, ans.shape, True)
 
 
 def _svd_s_jvp(ans, a, *rest):
@@ -408,19 +419,18 @@ def _svd_s_jvp(ans, a, *rest):
 
 def _svd_vt_jvp(ans, a, *rest):
     """``dV^T`` with ``dV = V (F * (S dP + dP^T S)) + (I - V V^T) dA^T U S^-1``."""
-    _only_thin(a, _full(rest), False)
     u, s, v = _thin_svd(a)
     dtu = rest[-1].T @ u
     dp = dtu.T @ v
     dv = v @ (_svd_gaps(s) * (s.reshape((-1, 1)) * dp + dp.T * s)) + (dtu - v @ dp.T) / s
-    return dv.T
+    return _with_extra_vectors(np.ascontiguousarray(dv.T), ans.shape, False)
 
 
 def _svd_u_vjp(g, ans, a, *rest):
     """``A_bar += U (F * (U^T G - G^T U)) S V^T + (I - U U^T) G S^-1 V^T``; ``rest`` is
     ``[full_matrices,] shadow``."""
-    _only_thin(a, _full(rest), True)
     u, s, v = _thin_svd(a)
+    _no_extra_cotangent(g, s.shape[0], True)
     g = np.ascontiguousarray(g[:, :s.shape[0]])
     utg = u.T @ g
     inner = (_svd_gaps(s) * (utg - utg.T)) * s
@@ -438,8 +448,8 @@ def _svd_s_vjp(g, ans, a, *rest):
 def _svd_vt_vjp(g, ans, a, *rest):
     """``A_bar += U S (F * (V^T V_bar - V_bar^T V)) V^T + U S^-1 V_bar^T (I - V V^T)``
     with ``V_bar = G^T``."""
-    _only_thin(a, _full(rest), False)
     u, s, v = _thin_svd(a)
+    _no_extra_cotangent(g, s.shape[0], False)
     vbar = np.ascontiguousarray(g[:s.shape[0], :].T)
     vtvb = v.T @ vbar
     inner = s.reshape((-1, 1)) * (_svd_gaps(s) * (vtvb - vtvb.T))

@@ -4,6 +4,8 @@ analysed; a registered primitive answers from its ``effects``; NumPy's own funct
 their ``out`` parameter, ``ir/numpy_effects.py``), which argument a helper returns, whether
 it returns a view of one, what an array aliases, and whether a callee draws random
 numbers. Capture passes (``normalise``) and the transform's activity analysis both ask."""
+import inspect
+
 import numpy as np
 from numba.core import ir, types
 
@@ -159,7 +161,8 @@ def call_writes(fn, expr):
     if cls.kind == "derived":
         try:
             argtypes = tuple(types.unliteral(t) for t in fn.calltypes[expr].args)
-            return [expr.args[i] for i in callee_writes(ftype.dispatcher, argtypes)]
+            return ([expr.args[i] for i in callee_writes(ftype.dispatcher, argtypes)]
+                    + star_argument_writes(fn, expr, ftype.dispatcher, argtypes))
         except Exception:  # cannot analyse the callee: assume the worst
             return arrays
     pure = ((cls.primitive is not None and cls.primitive.effects().pure)
@@ -242,8 +245,12 @@ def _write_effects(dispatcher, argtypes, _active):
                     inner, inner_containers = _write_effects(
                         fn.typeof(value.func).dispatcher,
                         tuple(types.unliteral(t) for t in sig), _active + (key,))
-                    targets = [value.args[i] for i in inner]
+                    targets = [value.args[i] for i in inner] + star_argument_writes(
+                        fn, value, fn.typeof(value.func).dispatcher, sig)
+                    star = _star_position(fn.typeof(value.func).dispatcher)
                     for i in inner_containers:
+                        if i == star:
+                            continue
                         sources = _container_sources(value.args[i].name, defs)
                         containers |= {args[n] for n in sources if n in args}
                         targets += _packed_arrays(fn, sources, defs)
@@ -258,6 +265,31 @@ def _write_effects(dispatcher, argtypes, _active):
                     containers |= {args[m] for m in _item_of_containers(fn, n, defs) if m in args}
     _callee_writes[key] = (frozenset(written), frozenset(containers))
     return _callee_writes[key]
+
+
+def star_argument_writes(fn, expr, dispatcher, argtypes):
+    """The arrays among a call's arguments that the callee's ``*args`` parameter takes
+    and the callee writes (``def vjp(g, ans, a, *rest): shadow = rest[-1]; shadow +=
+    ...``). Numba types such a call with the trailing arguments folded into one tuple,
+    so the callee's analysis reports a write into an item of that tuple, not into an
+    argument: missed, an hvp through ``np.linalg.pinv`` or ``svd`` of an array the
+    function computed lost the Hessian terms its reverse rule adds (zeros)."""
+    star = _star_position(dispatcher)
+    if star is None or star not in callee_container_writes(
+            dispatcher, tuple(types.unliteral(t) for t in argtypes)):
+        return []
+    return [a for a in expr.args[star:] if isinstance(fn.typeof(a.name), types.Array)]
+
+
+def _star_position(dispatcher):
+    """The position of an ``@njit`` function's ``*args`` parameter, or None. Numba passes
+    the arguments from there on as one tuple, so a write into an item of that tuple is a
+    write into one of the arrays the caller passed there (``shadow = rest[-1];
+    shadow += ...`` in a rule with optional arguments)."""
+    code = getattr(py_function_of(dispatcher), "__code__", None)
+    if code is None or not code.co_flags & inspect.CO_VARARGS:
+        return None
+    return code.co_argcount
 
 
 #: the types that hold arrays a helper can write without being given them as arrays

@@ -409,6 +409,25 @@ def test_hvp_of_lstsq_through_the_singular_values():
     check_hvp(singular_values_of_fit, TALL, V5)
 
 
+def factorisations_of_computed_matrices(x, w):
+    # the matrices pinv and svd factor are made in the function: their shadows are the
+    # function's own arrays, which the rules' reverse helpers write through *rest
+    m = x @ w
+    return np.sum(np.linalg.pinv(m) ** 3) + np.sum(np.linalg.svd(x.T.copy())[1] ** 3)
+
+
+def test_hvp_through_factorisations_of_computed_matrices():
+    """hvp was zero (pinv) or wrong (svd of x.T @ x) there, grad and jvp right: forward
+    mode did not see the reverse helpers write the shadow they take in ``*rest``, so
+    the shadow had no tangent."""
+    import adjit
+    w = SPD3 + N33
+    check_hvp(factorisations_of_computed_matrices, TALL, w, argnums=(0, 1))
+    v = (np.ones_like(TALL), np.zeros_like(w))
+    assert np.any(adjit.hvp(factorisations_of_computed_matrices, argnums=(0, 1))(
+        TALL, w, *v)[0] != 0.0)
+
+
 def last_left_vector(a):
     return np.sum(np.linalg.svd(a)[0][:, -1] * a[:, 0])
 

@@ -154,6 +154,22 @@ def test_a_flipped_bit_is_caught_by_the_checksum(warm, tmp_path):
     assert out["warnings"] and all("checksum" in w for w in out["warnings"]), out["warnings"]
 
 
+def test_a_flipped_bit_inside_stored_code_is_never_loaded(tmp_path):
+    """Without a checksum, a bit flipped inside the object code still unpickles: the
+    damaged code loads as if valid (a wrong gradient, or a crash, when it runs)."""
+    from adjit.compile.disk_cache import _SingleEntryFile
+    entry = _SingleEntryFile(str(tmp_path), "entry", "stamp")
+    code = bytes(range(256)) * 8
+    entry.save(("sig",), ("object code", code))
+    assert entry.load(("sig",)) == ("object code", code)
+    path = tmp_path / "entry.1.nbc"
+    data = bytearray(path.read_bytes())
+    data[bytes(data).find(code) + 1000] ^= 4
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="checksum"):
+        entry.load(("sig",))
+
+
 def test_clear_cache_removes_only_that_functions_files(warm):
     sys.path.insert(0, str(warm))
     try:

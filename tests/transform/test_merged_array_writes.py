@@ -162,6 +162,31 @@ def test_a_boundary_copied_from_the_state_before_the_swap_loop_in_every_mode():
     check_hvp(_boundary_copied_then_swapped, u0, 0.2, argnums=(0, 1))
 
 
+def _edges_copied_then_swapped(u0, r):
+    """The 2-D form: the scratch buffer's edges copied from the state as row and column
+    slices (views of the state, used only as what is copied) before the swap loop."""
+    u = u0.copy()
+    v = np.empty_like(u)
+    v[0, :] = u[0, :]
+    v[-1, :] = u[-1, :]
+    v[:, 0] = u[:, 0]
+    v[:, -1] = u[:, -1]
+    for _ in range(3):
+        v[1:-1, 1:-1] = u[1:-1, 1:-1] + r * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2]
+                                             + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1])
+        u, v = v, u
+    return np.sum(u ** 2)
+
+
+def test_edges_copied_from_the_state_before_the_swap_loop_in_every_mode():
+    """``v[0, :] = u[0, :]`` before ``u, v = v, u``: the view read counted as a second
+    name for ``u``, and grad and hvp refused the function."""
+    u0 = np.random.default_rng(4).random((5, 5))
+    check_grad(_edges_copied_then_swapped, u0, 0.1, argnums=(0, 1))
+    check_jvp(_edges_copied_then_swapped, u0, 0.1)
+    check_hvp(_edges_copied_then_swapped, u0, 0.1, argnums=(0, 1))
+
+
 def test_an_alias_made_before_the_merge_is_still_refused():
     """``w = unew`` before the swap loop: after one swap ``w[0] = ...`` writes into the
     other buffer, which one shadow per name would miss (a wrong gradient)."""

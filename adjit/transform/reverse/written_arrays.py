@@ -173,8 +173,8 @@ class WrittenArrays:
         a second name for the array (``w = unew``) or a read the merged name may alias.
         An early element write (a boundary value written into a scratch buffer before
         the time loop that swaps it, ``unew[0] = 0.0``) sees the array by one name, and so
-        do a copy taken before the merge (``_copies_it``) and an element read
-        (``_reads_an_element``)."""
+        do a copy taken before the merge (``_copies_it``) and a read of its values
+        (``_reads_values``)."""
         after = self.cfg.reachable_from(label)
         return sum(1 for node, block in self.blocks.items() for s in block.body
                    if not isinstance(s, ir.Del) and any(v.name == name for v in s.list_vars())
@@ -182,16 +182,27 @@ class WrittenArrays:
                    and not self._reads_only_its_shape(s)
                    and (node in after or not (_element_write_into(s, name)
                                               or self._copies_it(s)
-                                              or self._reads_an_element(s, name))))
+                                              or self._reads_values(s, name, after))))
 
-    def _reads_an_element(self, stmt, name):
-        """Whether ``stmt`` is ``v = a[i]`` of one scalar of array ``name``: a value, no
-        second name for the array (a Dirichlet boundary copied into the scratch buffer
-        before the loop that swaps the two, ``unew[0] = u[0]``)."""
+    def _reads_values(self, stmt, name, after):
+        """Whether ``stmt`` reads values of array ``name`` and makes no second name for
+        it: one scalar (``v[0] = u[0]``), or a view used only as what is copied into
+        another array before the merge (``v[0, :] = u[0, :]``), as when a Dirichlet
+        boundary is copied from the state into the scratch buffer before the loop that
+        swaps the two."""
         value = stmt.value if isinstance(stmt, ir.Assign) else None
-        return (isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem")
-                and value.value.name == name
-                and not isinstance(self.typeof(stmt.target.name), types.Array))
+        if not (isinstance(value, ir.Expr) and value.op in ("getitem", "static_getitem")
+                and value.value.name == name):
+            return False
+        view = stmt.target.name
+        if not isinstance(self.typeof(view), types.Array):
+            return True
+        uses = [(node, s) for node, block in self.blocks.items() for s in block.body
+                if s is not stmt and not isinstance(s, ir.Del)
+                and any(v.name == view for v in s.list_vars())]
+        return bool(uses) and all(
+            node not in after and isinstance(s, (ir.SetItem, ir.StaticSetItem))
+            and s.value.name == view and s.target.name != name for node, s in uses)
 
     def _copies_it(self, stmt):
         """Whether ``stmt`` is ``c = np.copy(a)`` (``a.copy()``): new memory, and, before

@@ -245,11 +245,11 @@ def _write_effects(dispatcher, argtypes, _active):
                     inner, inner_containers = _write_effects(
                         fn.typeof(value.func).dispatcher,
                         tuple(types.unliteral(t) for t in sig), _active + (key,))
-                    targets = [value.args[i] for i in inner] + star_argument_writes(
-                        fn, value, fn.typeof(value.func).dispatcher, sig)
+                    targets = [value.args[i] for i in inner]
                     star = _star_position(fn.typeof(value.func).dispatcher)
                     for i in inner_containers:
-                        if i == star:
+                        if i == star:  # (see ``star_argument_writes``)
+                            targets += _arrays_among(fn, value.args[i:])
                             continue
                         sources = _container_sources(value.args[i].name, defs)
                         containers |= {args[n] for n in sources if n in args}
@@ -278,7 +278,12 @@ def star_argument_writes(fn, expr, dispatcher, argtypes):
     if star is None or star not in callee_container_writes(
             dispatcher, tuple(types.unliteral(t) for t in argtypes)):
         return []
-    return [a for a in expr.args[star:] if isinstance(fn.typeof(a.name), types.Array)]
+    return _arrays_among(fn, expr.args[star:])
+
+
+def _arrays_among(fn, variables):
+    """The array-typed ones of ``variables``."""
+    return [a for a in variables if isinstance(fn.typeof(a.name), types.Array)]
 
 
 def _star_position(dispatcher):

@@ -166,12 +166,12 @@ def fingerprint(func, key):
     if root is None:
         raise Uncacheable(f"{func!r} is not a Python function or Numba dispatcher")
     _value_digest(func, h, "the function")
-    done, entries = set(), set()
-    _digest_once(root, h, done)
+    done, entries, contents = set(), set(), {}
+    _digest_once(root, h, done, contents)
     for py_func, name, value in snapshot(root):
         entry = hashlib.sha256(name.encode())
         _value_digest(value, entry, f"'{name}' (read by {py_func.__qualname__})")
-        key = (_content_digest(py_func), entry.digest())
+        key = (_content_digest(py_func, contents), entry.digest())
         if key in entries:  # the same read by another copy of the same function
             continue
         entries.add(key)
@@ -180,33 +180,37 @@ def fingerprint(func, key):
         for reached in (py_func, python_function(value)):
             if (reached is not None
                     and not is_library_module(getattr(reached, "__module__", None))):
-                _digest_once(reached, h, done)
+                _digest_once(reached, h, done, contents)
         h.update(entry.digest())
         inner = _transform_digest(value)
         if inner is not None:
             h.update(f"transform:{inner}".encode())
         for held in _functions_held(value, 3):  # ``OPS = (h,)``: ``OPS[0](x)``
             if not is_library_module(getattr(held, "__module__", None)):
-                _digest_once(held, h, done)
+                _digest_once(held, h, done, contents)
     _user_rules_digest(h)
     return h.hexdigest()
 
 
-def _content_digest(py_func):
-    """A digest of a function's name, code and defaults."""
-    own = hashlib.sha256(_named(py_func).encode())
-    _function_digest(py_func, own)
-    return own.digest()
+def _content_digest(py_func, contents):
+    """A digest of a function's name, code and defaults, computed once per function in
+    one fingerprint (``contents``: by object; a function reading many globals is a
+    reader in many snapshot entries)."""
+    if id(py_func) not in contents:
+        own = hashlib.sha256(_named(py_func).encode())
+        _function_digest(py_func, own)
+        contents[id(py_func)] = own.digest()
+    return contents[id(py_func)]
 
 
-def _digest_once(py_func, h, done):
+def _digest_once(py_func, h, done, contents):
     """Feed ``py_func``'s content (``_content_digest``) into ``h`` unless a function of
     the same name and content was fed already (``done``). A worker process that
     unpickles a derivative rebuilds its ``@njit`` helpers by value, one copy per name
     they are reached by (``from lib import soft`` and ``lib.soft``): counted by object,
     the worker's fingerprint differed from its parent's, and it compiled everything
     again."""
-    digest = _content_digest(py_func)
+    digest = _content_digest(py_func, contents)
     if digest not in done:
         done.add(digest)
         h.update(digest)

@@ -477,10 +477,10 @@ def adjoint_product_pair(typingctx, g, d1, d2):
     one per product (``large_single_block``'s gradient 2.97 -> 2.4 primal calls; a
     gradient written by hand with a tape costs 2.23). Where only the other product is
     NaN, a guard gives its product again, up to the sign of a zero."""
-    sigs = (_product_signature(typingctx, g, d1), _product_signature(typingctx, g, d2))
-    if any(s is None or not isinstance(s.return_type, types.Float) for s in sigs):
+    typed = _sum_signature(typingctx, g, d1, g, d2)  # the same two products' types
+    if typed is None:
         return None
-    result = typingctx.unify_pairs(sigs[0].return_type, sigs[1].return_type)
+    sigs, result = typed
 
     def codegen(context, builder, sig, args):
         """Both products plainly, both guards; the guards where either product is NaN."""

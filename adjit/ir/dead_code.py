@@ -58,31 +58,36 @@ def remove_dead_code(blocks, removable=None, element_writes=False):
               if target is not None and target.name in arrays]
     written = {id(s): name for s, name in writes}
     kept_ids = {id(s) for s in pure} | set(written)
+    defining = {}  # variable -> the removable statements that assign it
+    for stmt in pure:
+        defining.setdefault(stmt.target.name, []).append(stmt)
+    writing = {}  # local array -> the removable element writes into it
+    for stmt, name in writes:
+        writing.setdefault(arrays[name], []).append(stmt)
     live, read = set(), set()  # variables needed; arrays whose values are needed
+    work, done = [], set()
 
     def need(stmt):
-        """Mark what ``stmt`` uses as needed; False when nothing new."""
-        new = [v.name for v in stmt.list_vars() if v.name not in live]
-        live.update(new)
+        """Mark what ``stmt`` uses as needed, and queue the statements that this makes
+        needed: a worklist, so a chain of n assignments costs n steps, not n passes."""
+        if id(stmt) in done:
+            return
+        done.add(id(stmt))
+        for var in stmt.list_vars():
+            if var.name not in live:
+                live.add(var.name)
+                work.extend(defining.get(var.name, ()))
         for var in _value_reads(stmt, globals_, arrays, written.get(id(stmt))):
             if var in arrays and arrays[var] not in read:
                 read.add(arrays[var])
-                new.append(var)
-        return bool(new)
+                work.extend(writing.get(arrays[var], ()))
 
     for block in blocks.values():
         for stmt in block.body:
             if id(stmt) not in kept_ids:
                 need(stmt)
-    changed = True
-    while changed:
-        changed = False
-        for stmt in pure:
-            if stmt.target.name in live:
-                changed |= need(stmt)
-        for stmt, name in writes:
-            if arrays[name] in read:
-                changed |= need(stmt)
+    while work:
+        need(work.pop())
     for block in blocks.values():
         block.body = [s for s in block.body if id(s) not in kept_ids
                       or (arrays[written[id(s)]] in read if id(s) in written

@@ -239,6 +239,38 @@ def test_vjp_fills_in_default_arguments_and_says_what_it_takes():
     assert adjit.runtime.current_depth() == 0
 
 
+def test_calls_from_njit_that_do_not_bind_are_argument_errors():
+    """A transform called from ``@njit`` code with arguments that do not bind to its
+    parameters raised Numba's TypingError about adjit's function; from Python it was
+    already an ArgumentError. Both name the transform's parameters now."""
+    def f(x, y):
+        return math.sin(x) * y
+    df, jf = adjit.grad(f), adjit.jvp(f)
+
+    @numba.njit
+    def missing(x):
+        return df(x)
+
+    @numba.njit
+    def too_many(x):
+        return df(x, 2.0, 3.0)
+
+    @numba.njit
+    def keywords(x):
+        return jf(x, 2.0, dx=1.0, dy=0.0)
+
+    @numba.njit
+    def fine(x):
+        return df(x, 2.0)
+    with pytest.raises(adjit.ArgumentError, match=r"takes \(x, y\); missing .*'y'"):
+        missing(0.3)
+    with pytest.raises(adjit.ArgumentError, match=r"takes \(x, y\); too many"):
+        too_many(0.3)
+    with pytest.raises(adjit.ArgumentError, match="positionally, then the tangents; .*'dx'"):
+        keywords(0.3)
+    assert fine(0.3) == pytest.approx(2.0 * math.cos(0.3), rel=1e-14)
+
+
 def test_jvp_with_some_defaults_given():
     def scaled(x, scale=2.0, shift=1.0):
         return scale * x + shift

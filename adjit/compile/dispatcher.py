@@ -208,6 +208,16 @@ class TransformDispatcher(GeneratedDispatcher):
             raise TypeError(f"{self!r} is an internal adjit function and cannot be pickled")
         return _rebuilders[0], spec
 
+    def get_call_template(self, args, kws):
+        """Numba's call template for a call from ``@njit`` code, with arguments that do
+        not bind to the transform's parameters reported as from Python (an
+        ``ArgumentError``), not as Numba's ``TypingError`` about adjit's function."""
+        try:
+            inspect.signature(self.py_func).bind(*args, **kws)
+        except TypeError as error:
+            raise self._argument_count_error(error) from None
+        return super().get_call_template(args, kws)
+
     def __call__(self, *args, **kwargs):
         refresh = getattr(self, "adjit_refresh", None)
         if refresh is not None:  # a rebound callee: recompile against the current one
@@ -241,6 +251,16 @@ class RefreshedJit(CPUDispatcher):
     compiles the transform's code into it, so a rebound callee would leave it stale. It
     runs the transform's staleness check first (``adjit_refresh``, which resets every
     tracked dispatcher when a name was rebound), and is tracked, so it compiles again."""
+
+    def get_call_template(self, args, kws):
+        """Numba's call template for a call from ``@njit`` code, with arguments that do
+        not bind to the transform's parameters reported as from Python (an
+        ``ArgumentError``), not as Numba's ``TypingError`` about adjit's function."""
+        try:
+            inspect.signature(self.py_func).bind(*args, **kws)
+        except TypeError as error:
+            raise self._argument_count_error(error) from None
+        return super().get_call_template(args, kws)
 
     def __call__(self, *args, **kwargs):
         refresh = getattr(self, "adjit_refresh", None)

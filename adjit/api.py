@@ -566,7 +566,8 @@ def show(func, *args, argnums=None, file=None):
             argnums = spec_argnums
     else:
         kind = None
-    if kind == "hvp":  # hvp(f)(*args, *tangents): f's program, for the arguments
+    required, nparams = parameter_counts(py_function_of(func))
+    if kind == "hvp" and len(args) > nparams:  # hvp(f)(*args, *tangents): f's arguments
         ntangents = len(spec_argnums) if isinstance(spec_argnums, tuple) else 1
         args = args[:max(0, len(args) - ntangents)]
     argtypes = tuple(types.unliteral(numba.typeof(a)) for a in args)
@@ -574,8 +575,13 @@ def show(func, *args, argnums=None, file=None):
     if kind == "jvp":  # jvp(f)(*args, *tangents) or just the arguments: f's arguments
         n, tuples = _jvp_primal_count(func, argtypes)
         argtypes = argtypes[:n]
+    argtypes = _shown_argument_types(func, argtypes, required, nparams)
     if argnums is None:
         active = tuple(i for i, t in enumerate(argtypes) if takes_tangent(t, tuples))
+        if not active and kind != "jvp":
+            raise ArgumentError(f"adjit.show({py_function_of(func).__qualname__}): no "
+                                f"argument of types {argtypes} is a float, float array or "
+                                "tuple of these, so there is nothing to differentiate")
     else:
         active, _ = normalise_argnums(argnums, len(argtypes), py_function_of(func).__qualname__)
     program = (derive_jvp(func, argtypes, active) if kind == "jvp"
@@ -583,6 +589,18 @@ def show(func, *args, argnums=None, file=None):
     text = program.show()
     print(text, file=file)
     return text
+
+
+def _shown_argument_types(func, argtypes, required, nparams):
+    """The types ``show`` derives for: those given, with the types of omitted trailing
+    defaults appended; a count that does not fit the function is an ``ArgumentError``
+    (it was Numba's ``TypeError`` about a signature)."""
+    py_func = py_function_of(func)
+    if not required <= len(argtypes) <= nparams:
+        params = ", ".join(inspect.signature(py_func).parameters)
+        raise ArgumentError(f"adjit.show({py_func.__qualname__}): {py_func.__qualname__} "
+                            f"takes ({params}); got {len(argtypes)} arguments")
+    return trailing_defaults(py_func, argtypes, len(argtypes))[1]
 
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "hvp", "hessian", "show", "clear_cache"]

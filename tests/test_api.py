@@ -153,6 +153,20 @@ def test_show_of_a_transform_shows_the_program_it_runs():
     # hvp(f)(x, n, v): f's reverse program, which hvp differentiates in forward mode
     hvp_text = adjit.show(adjit.hvp(count_to), 1.5, 3, 1.0, file=io.StringIO())
     assert re.sub(r"%\d+", "", hvp_text) == re.sub(r"%\d+", "", grad_text)
+    # ... or without the tangent (it removed one of f's arguments)
+    hvp_args = adjit.show(adjit.hvp(count_to), 1.5, 3, file=io.StringIO())
+    assert re.sub(r"%\d+", "", hvp_args) == re.sub(r"%\d+", "", grad_text)
+
+
+def test_show_with_arguments_that_do_not_fit_is_an_argument_error():
+    """Too few or too many arguments were Numba's TypeError about a signature; integer
+    arguments only printed a program with nothing differentiated."""
+    import io
+    for args in [(1.5,), (1.5, 3, 2.0, 1.0)]:
+        with pytest.raises(adjit.ArgumentError, match=r"count_to takes \(x, n\); got"):
+            adjit.show(count_to, *args, file=io.StringIO())
+    with pytest.raises(adjit.ArgumentError, match="nothing to differentiate"):
+        adjit.show(count_to, 1, 3, file=io.StringIO())
 
 
 @numba.njit

@@ -10,6 +10,8 @@ import weakref
 import numpy as np
 from numba.typed import List as TypedList
 
+from .errors import ArgumentError
+
 #: Arrays with at most this many elements are checked element by element.
 ELEMENTWISE_LIMIT = 64
 
@@ -54,7 +56,7 @@ def _as_float(y, name):
     if isinstance(y, (bool, np.bool_)) or not isinstance(y, (int, float, np.integer, np.floating)):
         if isinstance(y, np.ndarray) and y.ndim == 0:
             return float(y)
-        raise TypeError(
+        raise ArgumentError(
             f"{name} must return a float scalar to be checked this way, got {_describe(y)}")
     return float(y)
 
@@ -75,10 +77,10 @@ def _normalise_argnums(argnums, nargs):
             isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in argnums):
         t, is_tuple = tuple(int(a) for a in argnums), True
     else:
-        raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
+        raise ArgumentError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
     for a in t:
         if not -nargs <= a < nargs:
-            raise ValueError(f"argnums={argnums!r} is out of range for {nargs} arguments")
+            raise ArgumentError(f"argnums={argnums!r} is out of range for {nargs} arguments")
     return tuple(a % nargs for a in t), is_tuple
 
 
@@ -259,7 +261,7 @@ def _fd_tree(fn, args, path, x, eps):
         return _fd_array_elementwise(fn, args, path, x, eps)[0].astype(x.dtype)
     if isinstance(x, tuple):
         return _rebuilt(x, [_fd_tree(fn, args, path + (i,), e, eps) for i, e in enumerate(x)])
-    raise TypeError(f"{_path_str(path)} is not differentiable ({_describe(x)})")
+    raise ArgumentError(f"{_path_str(path)} is not differentiable ({_describe(x)})")
 
 
 def _close(ad, fd, rtol, atol, noise):

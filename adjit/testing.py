@@ -226,7 +226,7 @@ def check_vjp(f, *args, ybar=None, eps=None, rtol=None, atol=None, seed=0):
     _require_compiled_primal("check_vjp", f, primal, args)
     y0 = primal(*_copy_args(args))
     if isinstance(y0, tuple):
-        raise TypeError(f"check_vjp({_name(f)}): the function returns a tuple, which this "
+        raise adjit.ArgumentError(f"check_vjp({_name(f)}): the function returns a tuple, which this "
                         "check does not support; check vjp of each item, or of a scalar "
                         "of them (sum(w_k * y_k) with fixed weights)")
     rng = np.random.default_rng(seed)

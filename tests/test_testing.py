@@ -258,9 +258,17 @@ def test_argument_mutation_fails(fake):
         check_grad(f_array, np.linspace(-1.0, 1.0, 5))
 
 
-def test_non_scalar_output_is_a_type_error(fake):
-    with pytest.raises(TypeError, match="float scalar"):
+def test_non_scalar_output_is_an_argument_error(fake):
+    with pytest.raises(adjit.ArgumentError, match="float scalar"):
         check_grad(f_array_out, np.ones(3))
+
+
+def test_bad_argnums_are_argument_errors(fake):
+    """They were a plain ValueError and TypeError, unlike the transforms' own."""
+    with pytest.raises(adjit.ArgumentError, match="out of range for 1 arguments"):
+        check_grad(f_array, np.ones(3), argnums=3)
+    with pytest.raises(adjit.ArgumentError, match="an int or a tuple of ints"):
+        check_grad(f_array, np.ones(3), argnums=0.5)
 
 
 # ------------------------------------------------------------------ numerical_grad, check_vjp
@@ -414,7 +422,7 @@ def _pair(x):
 
 def test_check_vjp_of_a_tuple_output_says_so():
     # it was a bare "float() argument must be ... not 'tuple'"
-    with pytest.raises(TypeError, match="returns a tuple"):
+    with pytest.raises(adjit.ArgumentError, match="returns a tuple"):
         check_vjp(_pair, np.ones(3))
 
 

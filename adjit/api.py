@@ -505,8 +505,10 @@ def _leaf(e, value, path):
 def hessian(func, cache=False):
     """``hessian(f)(x)``: the dense Hessian of a function of one float or float-array
     argument (others with defaults keep them), one HVP per column (forward-over-reverse),
-    symmetrised to remove rounding asymmetry. Returns a float for a scalar x and an
-    (x.size, x.size) array otherwise. ``cache=True`` caches its ``hvp`` on disk (the
+    symmetrised to remove rounding asymmetry. Returns a float for a scalar x and,
+    as JAX does, an array of shape ``x.shape + x.shape`` otherwise (``(n, n)`` for a
+    vector; ``H[i, j, k, l]`` is the second derivative by ``x[i, j]`` and ``x[k, l]``
+    for a matrix; 0-d for a 0-d array). ``cache=True`` caches its ``hvp`` on disk (the
     small column loop around it is compiled in each process)."""
     if not callable(func):
         raise ArgumentError(f"adjit.hessian expects a function, got {func!r}")

@@ -50,6 +50,30 @@ def test_rosenbrock_hessian_matches_scipy_n8():
     np.testing.assert_allclose(H, rosen_hess(x), rtol=1e-12, atol=1e-10)
 
 
+def _sin_x_squared(x):
+    return np.sum(np.sin(x) * x ** 2)
+
+
+def test_hessian_shape_follows_jax_for_matrices_and_0d_arrays():
+    """A matrix argument gave an (x.size, x.size) Hessian; JAX's convention, which the
+    design follows, is x.shape + x.shape. The entries are checked against the closed
+    form d2/dx2 (sin(x) x^2) = (2 - x^2) sin(x) + 4 x cos(x), which is diagonal."""
+    def second(x):
+        return (2 - x * x) * np.sin(x) + 4 * x * np.cos(x)
+    X = np.arange(6.0).reshape(2, 3) / 7
+    H = adjit.hessian(_sin_x_squared)(X)
+    assert H.shape == (2, 3, 2, 3)
+    np.testing.assert_allclose(H.reshape(6, 6), np.diag(second(X).ravel()), rtol=1e-12,
+                               atol=1e-14)
+    h0 = adjit.hessian(_sin_x_squared)(np.array(0.4))
+    assert np.shape(h0) == () and float(h0) == pytest.approx(second(0.4), rel=1e-12)
+
+
+def test_hessian_of_a_tuple_argument_is_an_argument_error():
+    with pytest.raises(adjit.ArgumentError, match="one float or float array.*UniTuple"):
+        adjit.hessian(lambda p: p[0] * p[0] * p[1])((0.3, 2.0))
+
+
 def test_jvp_of_grad_returns_gradient_and_hvp():
     g, hv = adjit.jvp(adjit.grad(cube))(1.5, 2.0)
     assert g == pytest.approx(3 * 1.5 ** 2) and hv == pytest.approx(6 * 1.5 * 2.0)

@@ -22,6 +22,11 @@ def _columns_kernel():
     def columns_impl(hv, x):
         if isinstance(x, types.Float):
             return lambda hv, x: hv(x, 1.0)
+        if not (isinstance(x, types.Array) and isinstance(x.dtype, types.Float)):
+            from ..errors import ArgumentError
+            raise ArgumentError(f"adjit.hessian takes a function of one float or float "
+                                f"array; the argument given is {x}. Use adjit.hvp for "
+                                "other arguments (a tuple: one HVP per tangent tuple)")
 
         def impl(hv, x):
             n = x.size
@@ -39,7 +44,9 @@ def _columns_kernel():
                     s = 0.5 * (out[i, j] + out[j, i])
                     out[i, j] = s
                     out[j, i] = s
-            return out
+            # as JAX: x.shape + x.shape, H[i, j, k, l] = d2f / dx[i, j] dx[k, l]
+            # for a matrix, and 0-d for a 0-d x
+            return out.reshape(x.shape + x.shape)
         return impl
 
     class CompiledColumns:

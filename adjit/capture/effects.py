@@ -242,16 +242,19 @@ def _write_effects(dispatcher, argtypes, _active):
                                if n in args}
                 elif isinstance(fn.typeof(value.func), types.Dispatcher):
                     sig = fn.calltypes[value].args
+                    callee = fn.typeof(value.func).dispatcher
                     inner, inner_containers = _write_effects(
-                        fn.typeof(value.func).dispatcher,
-                        tuple(types.unliteral(t) for t in sig), _active + (key,))
-                    targets = [value.args[i] for i in inner]
-                    star = _star_position(fn.typeof(value.func).dispatcher)
+                        callee, tuple(types.unliteral(t) for t in sig), _active + (key,))
+                    passed = _arguments_by_position(callee, value, len(sig))
+                    targets = [passed[i] for i in inner if passed[i] is not None]
+                    star = _star_position(callee)
                     for i in inner_containers:
                         if i == star:  # (see ``star_argument_writes``)
                             targets += _arrays_among(fn, value.args[i:])
                             continue
-                        sources = _container_sources(value.args[i].name, defs)
+                        if passed[i] is None:  # a default: nothing of the caller's
+                            continue
+                        sources = _container_sources(passed[i].name, defs)
                         containers |= {args[n] for n in sources if n in args}
                         targets += _packed_arrays(fn, sources, defs)
                 else:
@@ -284,6 +287,20 @@ def star_argument_writes(fn, expr, dispatcher, argtypes):
 def _arrays_among(fn, variables):
     """The array-typed ones of ``variables``."""
     return [a for a in variables if isinstance(fn.typeof(a.name), types.Array)]
+
+
+def _arguments_by_position(dispatcher, call, count):
+    """The ``count`` variables a call passes, in the order of the callee's parameters:
+    its positional arguments, then those it passes by keyword (``rhs(y, out=d)``), None
+    for a parameter left to its default. The callee's analysis numbers the parameters
+    so; the call's positional arguments alone missed a write into ``out=d`` (an
+    IndexError from inside adjit, when jvp or hvp analysed the call first)."""
+    passed = list(call.args)
+    keywords = dict(call.kws)
+    if keywords:
+        params = list(inspect.signature(py_function_of(dispatcher)).parameters)
+        passed += [keywords.get(name) for name in params[len(passed):]]
+    return (passed + [None] * count)[:max(count, len(call.args))]
 
 
 def _star_position(dispatcher):

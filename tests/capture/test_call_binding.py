@@ -334,3 +334,46 @@ def test_explicit_signatures_convert_their_arguments_in_every_mode():
     assert adjit.jvp(_calls_a_float32_signature)(s, up, 0.0, 1.0)[1] == pytest.approx(s * s)
     hv = adjit.hvp(_calls_a_float32_signature, argnums=(0, 1))(s, up, 1.0, 0.0)
     assert hv[0] == pytest.approx(2.0 * up32, rel=1e-7) and hv[1] == pytest.approx(2.0 * s)
+
+
+@numba.njit
+def _fill_rate(y, out, k=1.0):
+    for i in range(y.size):
+        out[i] = -k * y[i] ** 2
+
+
+def _euler_by_keyword(y0, k):
+    """Explicit Euler whose right-hand side fills ``out=`` passed by keyword."""
+    y = y0.copy()
+    d = np.empty_like(y)
+    for _ in range(3):
+        _fill_rate(y, out=d, k=k)
+        y += 0.1 * d
+    return np.sum(y)
+
+
+def _euler_by_keyword_again(y0, k):
+    """The same, a second function: each needs a process where jvp or hvp comes first."""
+    y = y0.copy()
+    d = np.empty_like(y)
+    for _ in range(3):
+        _fill_rate(y, out=d, k=k)
+        y += 0.1 * d
+    return np.sum(y * y)
+
+
+def test_an_array_written_through_a_keyword_argument_in_forward_mode_first():
+    """jvp or hvp built first for a function passing the array its helper writes by
+    keyword (``rhs(y, out=d)``) failed inside adjit (IndexError: the write analysis
+    indexed the call's positional arguments by the callee's parameter numbers); built
+    after grad, they worked."""
+    y0 = np.array([0.3, 1.2, -0.5])
+    check_jvp(_euler_by_keyword, y0, 0.7)
+    check_grad(_euler_by_keyword, y0, 0.7, argnums=(0, 1))
+    v = np.array([0.4, -1.0, 0.25])
+    hv = adjit.hvp(_euler_by_keyword_again)(y0, 0.7, v)  # before any grad of it
+    g = adjit.grad(_euler_by_keyword_again)
+    check_grad(_euler_by_keyword_again, y0, 0.7)
+    eps = 1e-6
+    fd = (g(y0 + eps * v, 0.7) - g(y0 - eps * v, 0.7)) / (2 * eps)
+    np.testing.assert_allclose(hv, fd, rtol=1e-6, atol=1e-8)

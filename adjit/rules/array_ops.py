@@ -354,8 +354,8 @@ def choose_trace(argtypes):
 
 defarrayvjp((np.trace,), [_trace_update], [_trace_tangent], ndims=(2,))
 defcomposite(np.trace, choose_trace, ranks=(2,))
-defarrayvjp((np.var, m("var")), [_var_update], [_var_tangent])
-defarrayvjp((np.std, m("std")), [_std_update], [_std_tangent])
+defarrayvjp((np.var, m("var")), [_var_update], [_var_tangent], ndims=(1, 2, 3))
+defarrayvjp((np.std, m("std")), [_std_update], [_std_tangent], ndims=(1, 2, 3))
 
 
 # -- bilinear products ------------------------------------------------------------------

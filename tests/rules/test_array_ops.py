@@ -189,6 +189,7 @@ def interp(x, fp):
     xp = np.array([0.0, 1.0, 2.5, 3.0])  # points outside it are clamped: derivative 0
     return np.sum(np.interp(x, xp, fp) ** 2) + np.interp(x[0] * 1.3, xp, fp * fp)
 def var_std(a): return np.var(a) * np.std(a * a) + a.var()
+def var_std_3d(t): return np.var(t) * np.std(t * t) + t.std()  # (refused on 3-D before)
 def where_indices(x):
     # np.where(condition) alone: the indices, read as a gather and iterated
     idx = np.where(x > 0.7)[0]
@@ -319,6 +320,7 @@ CASES = [
     (slogdet_trace, (SPD3 + N33,), 0, []),
     (traces_off_diagonal, (M23.T.copy(),), 0, []),
     (var_std, (M23,), 0, []),
+    (var_std_3d, (RNG.uniform(-1.0, 1.0, (2, 3, 2)),), 0, []),
     (segment_sums, (V6,), 0, ["bincount_weighted"]),
     (where_indices, (V6,), 0, []),
     (convolutions, (V6, 0.7), (0, 1), []),
@@ -361,7 +363,7 @@ def test_jvp(f, args, argnums, _):
 # Linear maps (copy, flatten, ravel) have constant transposes: t_func and cumsum_func
 # cover that shape under hvp.
 # The 2-D joins and var/std take minutes to compile under hvp (issue 12): concatenate_1d
-# covers the join rule shape there.
+# covers the join rule shape there, var_std_3d (11 s) var's and std's.
 # lstsq is left out of hvp here, for compile time: least_squares_columns takes minutes;
 # test_hvp_of_lstsq_through_the_solution and ..._singular_values cover its parts.
 HVP_CASES = [c for c in CASES if c[0] not in (cross_rows, solve, solve_matrix, copy_func,

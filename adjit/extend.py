@@ -19,8 +19,10 @@ Escalation order, from least to most work:
    ``numba.njit`` and inlined by LLVM; only the arguments a partial reads are saved on the
    tape.
 4. **Write a full rule**: give the function a body adjit can differentiate, calling
-   primitives that have rules, and keep it ``@njit`` (step 1). A hand-written
-   forward/backward pair (``custom_vjp`` in JAX terms) is not supported yet.
+   primitives that have rules, and keep it ``@njit`` (step 1); or give it a hand-written
+   forward and backward pass, as ``jax.custom_vjp`` does: ``@custom_vjp`` on the
+   function, then ``f.defvjp(fwd, bwd)`` (``rules/custom_vjp.py``; functions returning a
+   float, of float or float-array arguments).
 
 ``deflinear(f, *positions)`` declares a helper linear in some arguments (its tangent is the
 same call on their tangents), for helpers that index or add into arrays.
@@ -63,7 +65,8 @@ from .rules.core import (MINUS_ONE, ONE, ZERO, arg, defderiv, defderivs, defline
                          nondiff)
 from .rules.arrays import defarrayvjp, defelementwise
 from .rules.registry import defbilinear, defkernel, deflinear_array, defnonlinear, defview
+from .rules.custom_vjp import custom_vjp, defvjp
 
 __all__ = ["defderiv", "defderivs", "deflinear", "nondiff", "lookup", "ONE", "MINUS_ONE",
            "ZERO", "arg", "defview", "deflinear_array", "defbilinear", "defnonlinear",
-           "defkernel", "defelementwise", "defarrayvjp"]
+           "defkernel", "defelementwise", "defarrayvjp", "custom_vjp", "defvjp"]

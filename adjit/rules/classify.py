@@ -402,7 +402,7 @@ def classify_call(fn, expr):
     product = matmul_parts(fn, expr)
     if product is not None:
         return CallClass("matmul", key, args, primitive=lookup_product(product[0]))
-    return _rule_class(fn, key, args)
+    return _rule_class(fn, key, args, getattr(fn.calltypes.get(expr), "return_type", None))
 
 
 def integer_valued_numpy_call(fn, expr, key):
@@ -427,13 +427,13 @@ def returns_generator(fn, expr):
     return sig is not None and isinstance(sig.return_type, types.Generator)
 
 
-def _rule_class(fn, key, args):
+def _rule_class(fn, key, args, result_type):
     """A scalar rule on scalar arguments, a reduction rule on arrays of its ranks, a
     non-differentiable declaration on anything; else unsupported."""
     argtypes = [fn.typeof(a.name) for a in args]
     for family in ("scalar", "reduction"):
         found = PRIMITIVES.get(key, family)
-        if found is not None and found.matches(argtypes, None):
+        if found is not None and found.matches(argtypes, result_type):
             return CallClass(found.kind, key, args, primitive=found)
     return CallClass("unsupported", key, args)
 

@@ -178,6 +178,8 @@ def defderiv(prim, *partials, name=None):
     """Register the partial derivatives of scalar primitive ``prim``, one per argument
     (``None`` or ``ZERO`` for an argument it does not depend on differentiably). A call
     with more arguments than partials is refused, never given silent zeros."""
+    if not callable(prim):
+        raise ArgumentError(f"defderiv expects the function the rule is for, got {prim!r}")
     name = name or getattr(prim, "__name__", str(prim))
     _check_arity(prim, name, len(partials))
     PRIMITIVES.register([prim], Rule(name, tuple(_as_partial(p) for p in partials)))

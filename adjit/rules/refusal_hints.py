@@ -142,6 +142,20 @@ def _fortran_order(fn, expr, cls):
                 "C-ordered copy, np.ascontiguousarray(X.T)")
 
 
+def _custom_vjp_misfit(fn, expr, cls):
+    """A function with a custom vjp called with arguments or a result its rule does not
+    cover (it is for a float result of float, or of float-array, arguments)."""
+    from .custom_vjp import CustomScalarRule
+    if isinstance(lookup(cls.key), CustomScalarRule):
+        argtypes = ", ".join(str(fn.typeof(a.name)) for a in cls.args)
+        result = getattr(fn.calltypes.get(expr), "return_type", "?")
+        return (f"its custom vjp (adjit.extend.defvjp) covers functions returning a float "
+                f"whose arguments are all floats or all float arrays; this call passes "
+                f"({argtypes}) and returns {result}: remove the rule so that adjit "
+                "derives the @njit function, or register an array rule "
+                "(adjit.extend.defnonlinear)")
+
+
 def _scalar_rule_on_arrays(fn, expr, cls):
     rule = lookup(cls.key)
     if rule is not None and rule is not NONDIFF:
@@ -154,7 +168,7 @@ def _scalar_rule_on_arrays(fn, expr, cls):
 HINTS = (_stencil_options, _unbound_arguments, _guvectorize, _ufunc_out_keyword,
          _generator, _list_of_arrays, _list_of_array, _namedtuple, _jitclass,
          _optional_argument, _nan_to_num_copy, _no_arrays, _float64_only, _float32_arrays,
-         _unhandled_rank, _fortran_order, _scalar_rule_on_arrays)
+         _custom_vjp_misfit, _unhandled_rank, _fortran_order, _scalar_rule_on_arrays)
 
 
 def unsupported_detail(fn, expr, cls):

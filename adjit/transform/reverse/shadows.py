@@ -372,6 +372,10 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays, UserNames):
         if not (isinstance(value, ir.Expr) and value.op == "call"):
             return
         loc = value.loc or loc
+        cls = classify_call(self.fn, value)
+        if cls.kind == "unsupported":  # (before the writes: such a call may write anything)
+            name = written_call_name(cls, str(self.typeof(value.func.name)), loc)
+            raise self.unsupported(f"'{name}'", loc, unsupported_detail(self.fn, value, cls))
         if (isinstance(self.typeof(value.func.name), types.Dispatcher)
                 and call_writes(self.fn, value)):  # why array_call passed it over
             callee = self.typeof(value.func.name).dispatcher.py_func.__qualname__
@@ -382,10 +386,6 @@ class Shadows(TupleItems, SavedShapes, WrittenArrays, UserNames):
                 "swaps buffers in a loop), return a new array on every path (v.copy() "
                 "where it returns an argument), or return nothing and read the array it "
                 "filled")
-        cls = classify_call(self.fn, value)
-        if cls.kind == "unsupported":
-            name = written_call_name(cls, str(self.typeof(value.func.name)), loc)
-            raise self.unsupported(f"'{name}'", loc, unsupported_detail(self.fn, value, cls))
 
     def find_local_arrays(self):
         """Active arrays allocated in the function, ``{name: stmt}``: those allocated once

@@ -197,3 +197,14 @@ def may_be_none_words(fn, value, name):
                     "loop of @ products")
     shown = "a value" if name.startswith("$") else f"'{source_name(name)}'"
     return f"{shown}, which may be None", "return or use a float on every path"
+
+
+def untracked_result_advice(typ):
+    """What to do about a differentiated value flowing into a result of type ``typ``,
+    which carries no derivative (a complex number, a string): said alike by both modes."""
+    if isinstance(typ, (types.Complex,)) or getattr(typ, "dtype", None) in types.complex_domain:
+        return ("adjit differentiates float and float-array values only, not complex "
+                "numbers: carry the real and imaginary parts as two floats (or two float "
+                "arrays) and write the complex arithmetic on them")
+    return "adjit differentiates float and float-array values only"
+

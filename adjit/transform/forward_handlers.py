@@ -15,7 +15,7 @@ from ..ir.lists import container_write_refusal, list_in_tuple_refusal, repeated_
 from ..rules.classify import (array_op_site, call_name, callee_object, classify_call, emit_array_op,
                     operator_name, positional_count, refuse_list_arguments,
                     refuse_omitted_default, squared_operand, written_call_name)
-from ..rules.refusal_hints import unsupported_detail
+from ..rules.refusal_hints import unsupported_detail, untracked_result_advice
 from .tangents import differentiable_items, has_tangent
 from .forward_lists import (fwd_build_list, fwd_list_method, fwd_list_new,
                             fwd_list_reduction, fwd_repeated_list, refuse_nested_list_write)
@@ -90,7 +90,7 @@ def apply_rule(ctx, stmt, e, rule, name, args):
             # a differentiated value flows into a type without tangents (complex):
             # dropping it would give a silent zero, as reverse mode refuses it too
             raise ctx.unsupported(f"'{name}' returning {ttype}", stmt.loc,
-                                  "adjit differentiates float and float-array values only")
+                                  untracked_result_advice(ttype))
         return
     if rule is NONDIFF:  # comparisons, floor, ... : a zero tangent where one is needed
         if is_float(ttype) or is_float_array(ttype):

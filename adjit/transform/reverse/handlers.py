@@ -29,7 +29,7 @@ from ...ir.value_types import (container_words, value_words, is_differentiable, 
                                is_nested_tuple)
 from ...rules.classify import (array_op_site, call_name, classify_call, operator_name,
                                refuse_list_arguments, squared_operand, written_call_name)
-from ...rules.refusal_hints import may_be_none_words, unsupported_detail
+from ...rules.refusal_hints import may_be_none_words, unsupported_detail, untracked_result_advice
 from ...ir.lists import (container_write_refusal, is_float_list, list_in_tuple_refusal,
                          repeated_list)
 from .context import bar, bar_item
@@ -58,7 +58,8 @@ def apply_rule(ctx, stmt, e, rule, prim_name, args):
         if rule is not NONDIFF and (is_differentiable(typ) or (
                 any(ctx.is_active(a) or a.name in ctx.act.carriers for a in args)
                 and not isinstance(typ, (types.Integer, types.Boolean)))):
-            raise ctx.unsupported(f"'{prim_name}' returning {typ}", stmt.loc)
+            raise ctx.unsupported(f"'{prim_name}' returning {typ}", stmt.loc,
+                                  untracked_result_advice(typ))
         return
     for a in args:
         if a.name in ctx.act.carriers:

@@ -159,11 +159,24 @@ def check_tangents(fname, names, primal_types, active, tangent_types):
             f"tuple of these ({', '.join(names[i] for i in active) or 'none'}): expected "
             f"{len(active)} tangents, got {len(tangent_types)}"
             + (f"; {', '.join(skipped)} holds floats but takes no tangent: only flat tuples "
-               "of floats and float arrays are differentiable" if skipped else ""))
+               "of floats and float arrays are differentiable" if skipped else "")
+            + _integer_arguments_note(names, primal_types, active))
     for i, t in zip(active, tangent_types):
         if not _tangent_matches(primal_types[i], t):
             raise ArgumentError(f"jvp({fname}): the tangent of '{names[i]}' must match its "
                                 f"type {primal_types[i]}; got {t}")
+
+
+def _integer_arguments_note(names, primal_types, active):
+    """Why an argument takes no tangent when it was given as an integer (``jvp(f)(1,
+    ...)`` for a float parameter): it says how to make it differentiable."""
+    ints = [f"'{names[i]}' ({t})" for i, t in enumerate(primal_types) if i not in active
+            and (isinstance(t, types.Integer) or (isinstance(t, types.Array)
+                                                  and isinstance(t.dtype, types.Integer)))]
+    if not ints:
+        return ""
+    return (f"; {', '.join(ints)} is an integer value, which takes no tangent: pass it as a "
+            "float (1.0, or x.astype(np.float64)) to differentiate with respect to it")
 
 
 def _holds_floats(typ):

@@ -285,6 +285,17 @@ def test_calls_from_njit_that_do_not_bind_are_argument_errors():
     assert fine(0.3) == pytest.approx(2.0 * math.cos(0.3), rel=1e-14)
 
 
+def test_jvp_says_an_integer_argument_takes_no_tangent():
+    """An int given for a float parameter takes no tangent; the count error said only
+    how many tangents it expected."""
+    def f(x, y):
+        return math.sin(x) * y
+    with pytest.raises(adjit.ArgumentError, match=r"expected 1 tangents, got 2; 'x' "
+                       r"\(int64\) is an integer value, which takes no tangent: pass it "
+                       r"as a float"):
+        adjit.jvp(f)(1, 2.0, 1.0, 0.0)
+
+
 def test_jvp_with_some_defaults_given():
     def scaled(x, scale=2.0, shift=1.0):
         return scale * x + shift

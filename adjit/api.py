@@ -343,7 +343,7 @@ class _JVPWrapper:
             for path, _ in _array_leaves(primal_types[i]):
                 where = self.names[i] + "".join(f"[{k}]" for k in path)
                 e = check_shape(blocks, e, _leaf(e, args[i], path), _leaf(e, args[n + j], path),
-                                TANGENT_SHAPE.format(where))
+                                TANGENT_SHAPE.format(where, 'jvp'))
             if i in written:  # its tangent is updated in place: not the caller's array
                 args[n + j] = copy_tangent_arrays(e, args[n + j], primal_types[i])
         args[n:n] = [omitted_default(e, d) for d in defaults]
@@ -448,6 +448,7 @@ class _HVPWrapper:
         defaults, primal_types = trailing_defaults(py_func, flat[:n], n)
         check_differentiable(fname, self.names, primal_types, self.argnums, tuples=True)
         check_tangents(fname, self.names, primal_types, self.argnums, flat[n:])
+        check_scalar_output(fname, capture(self.func, primal_types), "hvp")
         g = grad(self.func, self.argnums[0] if self.single else self.argnums)
         # the others are held fixed: no tangents (a float in a typed Dict needs none)
         active = tuple(sorted(set(self.argnums)))
@@ -469,7 +470,7 @@ class _HVPWrapper:
             for path, t in _array_leaves(primal_types[i]):
                 where = self.names[i] + "".join(f"[{k}]" for k in path)
                 e = check_shape(blocks, e, _leaf(e, args[i], path), _leaf(e, v, path),
-                                TANGENT_SHAPE.format(where))
+                                TANGENT_SHAPE.format(where, 'hvp'))
         e.ret(e.call(program.dispatcher, args + tangents, hint="hv"))
         return blocks
 

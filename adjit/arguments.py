@@ -118,11 +118,13 @@ def refuse_float_tuples(fname, names, argtypes):
                 "tuples of these only: pass its items as separate arguments")
 
 
-def check_scalar_output(fname, typed):
-    """``grad`` differentiates a float result: another output is refused with what to use."""
+def check_scalar_output(fname, typed, kind="grad"):
+    """``grad`` (and ``hvp``, ``hessian``) differentiate a float result: another output
+    is refused with what to use."""
     if not is_float(typed.return_type):
-        raise ArgumentError(f"grad requires {fname} to return a float scalar; it returns "
-                            f"{typed.return_type}. Use adjit.vjp for other outputs.")
+        raise ArgumentError(f"{kind} requires {fname} to return a float scalar; it returns "
+                            f"{typed.return_type}. Use adjit.vjp for other outputs"
+                            + (", or adjit.jvp of a vjp" if kind == "hvp" else "") + ".")
 
 
 def parameter_counts(py_func):
@@ -297,7 +299,7 @@ def check_cotangent(fname, ytype, btype, where="ybar"):
     raise ArgumentError(f"vjp({fname}): the output type {ytype} has no cotangent")
 
 
-TANGENT_SHAPE = "jvp: the tangent of '{0}' must have the shape of '{0}'"
+TANGENT_SHAPE = "{1}: the tangent of '{0}' must have the shape of '{0}'"
 
 
 def takes_tangent(typ, tuples=True):

@@ -296,6 +296,19 @@ def test_jvp_says_an_integer_argument_takes_no_tangent():
         adjit.jvp(f)(1, 2.0, 1.0, 0.0)
 
 
+def test_hvp_errors_name_hvp():
+    """They named jvp and grad, the transforms hvp is built from."""
+    def g(x):
+        return np.sum(np.sin(x) * x)
+
+    def vec(x):
+        return np.sin(x)
+    with pytest.raises(adjit.ArgumentError, match=r"^hvp: the tangent of 'x' must have"):
+        adjit.hvp(g)(np.ones(3), np.ones(2))
+    with pytest.raises(adjit.ArgumentError, match=r"^hvp requires .*vec to return a float"):
+        adjit.hvp(vec)(np.ones(3), np.ones(3))
+
+
 def test_jvp_with_some_defaults_given():
     def scaled(x, scale=2.0, shift=1.0):
         return scale * x + shift

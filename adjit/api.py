@@ -337,6 +337,7 @@ class _JVPWrapper:
         e = check_written_arguments_apart(blocks, e, f"jvp({self.fname})", self.names,
                                           args[:n], given_types, written)
         written = written | written_tuples(self.func, primal_types)
+        e = self.check_given(blocks, e, args)
         for j, i in enumerate(active):
             args[n + j] = _tangent_as_argument(e, args[n + j], tangent_types[j], args[i],
                                                primal_types[i])
@@ -355,6 +356,76 @@ class _JVPWrapper:
         """``jvp_split`` of the values passed (all parameters when none fits:
         ``check_tangents`` then says what is expected)."""
         return jvp_split(self.py_func, flat) or (parameter_counts(self.py_func)[1], True)
+
+    def check_given(self, blocks, e, args):
+        """Run-time checks of the values passed beyond the tangents' (none here)."""
+        return e
+
+
+class _NestedJVPWrapper:
+    """Builds ``jvp(jvp(f))`` directly: the JVP of ``f``'s JVP program for the types of
+    the arguments and inner tangents given. ``jvp(f)`` takes ``*args`` (its number of
+    tangents depends on the types), so the program, whose parameters are named, is
+    what the outer level differentiates; each level has its own tangent variables, so
+    there is no perturbation confusion."""
+
+    def __init__(self, inner, f):
+        self.inner, self.f = inner, f
+        self.py_func = py_function_of(f)
+        self.names = tuple(inspect.signature(self.py_func).parameters)
+        self.fname = self.py_func.__qualname__
+
+    def build(self, argtypes):
+        """IR of ``jvp(jvp(f))`` for one signature: (args, inner tangents, outer
+        tangents) -> ((y, ydot), (y', ydot'))."""
+        from .transform.forward import derive_jvp
+        flat = tuple(types.unliteral(t) for t in argtypes[0].types)  # the *args tuple
+        n, tuples, m = self._split(flat)
+        active = tuple(i for i, t in enumerate(flat[:n]) if takes_tangent(t, tuples))
+        check_tangents(self.fname, self.names, flat[:n], active, flat[n:m])
+        program = derive_jvp(self.f, flat[:n], active)
+        return _InnerTangentsChecked(program.dispatcher, self.names, active, n).build(
+            argtypes)
+
+    def _split(self, flat):
+        """``(n, tuples, m)``: ``f``'s arguments (all of them), whether its flat tuples
+        take tangents, and how many values the inner ``jvp`` takes; the rest are the
+        outer tangents (``jvp_split`` at each level)."""
+        n = parameter_counts(self.py_func)[1]
+        for tuples in (False, True):
+            m = n + sum(takes_tangent(t, tuples) for t in flat[:n])
+            if any(m + sum(takes_tangent(t, outer) for t in flat[:m]) == len(flat)
+                   for outer in (False, True)):
+                return n, tuples, m
+        raise ArgumentError(
+            f"jvp(jvp({self.fname})) takes {self.fname}'s arguments ({', '.join(self.names)}; "
+            "all of them), one tangent per float or float-array argument, then one "
+            f"tangent per float or float-array value among those; got {len(flat)} values")
+
+
+class _InnerTangentsChecked(_JVPWrapper):
+    """``jvp`` of a JVP program whose first ``n`` parameters are the function's
+    arguments and the next its tangents (``jvp(jvp(f))``): the inner tangents' shapes
+    are checked at run time as ``jvp(f)`` checks them, since the program itself does not."""
+
+    def __init__(self, program, names, active, n):
+        super().__init__(program)
+        self.user_names, self.inner_active, self.n = names, active, n
+
+    def check_given(self, blocks, e, args):
+        """Each inner tangent has the shape of its argument."""
+        for j, i in enumerate(self.inner_active):
+            primal_type = self.argtypes_seen[i]
+            for path, _ in _array_leaves(primal_type):
+                where = self.user_names[i] + "".join(f"[{k}]" for k in path)
+                e = check_shape(blocks, e, _leaf(e, args[i], path),
+                                _leaf(e, args[self.n + j], path),
+                                TANGENT_SHAPE.format(where, "jvp"))
+        return e
+
+    def build(self, argtypes):
+        self.argtypes_seen = tuple(types.unliteral(t) for t in argtypes[0].types)
+        return super().build(argtypes)
 
 
 def jvp_split(py_func, flat):
@@ -380,13 +451,18 @@ def jvp(func, cache=False):
     if not callable(func):
         raise ArgumentError(f"adjit.jvp expects a function, got {func!r}")
     py_func = py_function_of(func)
-    check_named_parameters(py_func, "jvp")
+    spec = getattr(func, "adjit_spec", None)
+    # jvp(jvp(f)) (one level of nesting): the JVP of f's JVP program (_NestedJVPWrapper)
+    nested = (spec is not None and spec[0] == "jvp"
+              and getattr(spec[1], "adjit_spec", None) is None)
+    if not nested:
+        check_named_parameters(py_func, "jvp")
     ensure_current(func)
     key = (py_func, (), False, "jvp")
     with _lock:
         disp = _transforms.get(key)
         if disp is None:
-            wrapper = _JVPWrapper(func)
+            wrapper = _NestedJVPWrapper(func, spec[1]) if nested else _JVPWrapper(func)
             # the number of tangents depends on the argument types: the stub takes *args
             disp = generated_dispatcher(f"jvp_{py_func.__name__}", None, wrapper.build,
                                         primal=func)

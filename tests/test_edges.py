@@ -289,11 +289,37 @@ def test_direct_reverse_over_reverse_is_refused_with_advice():
     assert adjit.jvp(inner)(4.0, 1.0)[1] == pytest.approx(-0.25 * 4.0 ** -1.5)
 
 
-def test_direct_nested_jvp_is_refused_with_advice():
+def _sin_times_square(x, y):
+    return math.sin(x) * y * y
+
+
+def test_direct_nested_jvp_gives_second_derivatives():
+    """jvp(jvp(f)) was refused (jvp(f) takes *args); it differentiates f's JVP program
+    now, and returns JAX's ((f, df), (f', df')). Closed forms of f = sin(x) y^2."""
+    jj = adjit.jvp(adjit.jvp(_sin_times_square))
+    x, y = 0.3, 1.7
+    (value, dx), (tx, dxx) = jj(x, y, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0)
+    assert value == pytest.approx(math.sin(x) * y * y, rel=1e-14)
+    assert dx == pytest.approx(math.cos(x) * y * y, rel=1e-14) and tx == pytest.approx(dx)
+    assert dxx == pytest.approx(-math.sin(x) * y * y, rel=1e-14)
+    assert jj(x, y, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0)[1][1] == pytest.approx(
+        2.0 * y * math.cos(x), rel=1e-14)  # d2f / dx dy
+    # the inner tangent's shape is checked as jvp(f) checks it
+    jg = adjit.jvp(adjit.jvp(lambda a: np.sum(np.sin(a) * a)))
+    a = np.array([0.2, 0.5, -0.3])
+    assert jg(a, np.ones(3), np.ones(3), np.zeros(3))[1][1] == pytest.approx(
+        np.sum(2.0 * np.cos(a) - a * np.sin(a)), rel=1e-13)
+    with pytest.raises(adjit.ArgumentError, match="tangent of 'a' must have the shape"):
+        jg(a, np.ones(2), np.ones(3), np.zeros(3))
+    with pytest.raises(adjit.ArgumentError, match=r"jvp\(jvp\(_sin_times_square\)\) takes"):
+        jj(x, y, 1.0)
+
+
+def test_a_third_level_of_jvp_is_refused_with_advice():
     """The advice, followed as written, gives the second derivative (it once said to call
     ``adjit.jvp(f)`` inside the wrapper, which compiled code cannot do)."""
     with pytest.raises(adjit.ArgumentError, match="wrap it in a function of named") as info:
-        adjit.jvp(adjit.jvp(_sqrt))
+        adjit.jvp(adjit.jvp(adjit.jvp(_sqrt)))
     assert "jf = adjit.jvp(f); def df(x): return jf(x, 1.0)[1]" in str(info.value)
     jf = adjit.jvp(_sqrt)
 

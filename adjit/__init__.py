@@ -5,7 +5,8 @@ programs (a forward pass and a reverse pass sharing a native tape) and compiles 
 Numba, so every derivative is itself a Numba dispatcher.
 """
 from . import rules  # noqa: F401  (registers the built-in rules)
-from .api import clear_cache, grad, hessian, hvp, jvp, show, value_and_grad, vjp
+from .api import clear_cache, grad, hessian, hvp, jvp, value_and_grad, vjp
+from .inspection import show
 from .errors import AdjitError, ArgumentError, CacheWarning, UnsupportedError
 from .runtime import runtime_stats
 from .compile.stamps import environment_stamp as _environment_stamp

@@ -197,6 +197,49 @@ def test_an_alias_made_before_the_merge_is_still_refused():
     check_jvp(_alias_made_before_the_swap_loop, u0, 3)
 
 
+@numba.njit
+def _forces(pos, forces):
+    for i in range(pos.shape[0]):
+        forces[i] = -pos[i] ** 3
+    return np.sum(pos ** 4) / 4
+
+
+def _verlet_like(x):
+    # positions read by the force helper before the loop, updated in place, wrapped
+    # into a new array (pos = pos % L) and read again
+    y = x.copy()
+    F = np.zeros_like(y)
+    p = _forces(y, F)
+    for _ in range(3):
+        y += 0.1 * F
+        y = y % 4.0
+        p = _forces(y, F)
+    return np.sum(y) + p
+
+
+def _verlet_like_read_before(x):
+    # the same, with the value read before the loop in the result: the array the
+    # first in-place update overwrites was read by the helper
+    y = x.copy()
+    F = np.zeros_like(y)
+    p0 = _forces(y, F)
+    for _ in range(3):
+        y += 0.1 * F * y
+        y = np.sin(y) + 0.5
+        _forces(y, F)
+    return np.sum(y * y) + p0 * p0
+
+
+@pytest.mark.parametrize("f", [_verlet_like, _verlet_like_read_before])
+def test_a_helper_reading_the_state_before_the_loop_is_no_second_name(f):
+    """A helper that only reads the array and returns a float made no second name for
+    it, but counted as one: grad and hvp refused the velocity-Verlet pattern."""
+    x = np.array([0.5, 1.2, 2.1])
+    check_grad(f, x)
+    check_jvp(f, x)
+    check_hvp(f, x)
+
+
 def _updated_then_rebound(x0):
     # a velocity-Verlet-like loop: a constant increment made from the state's shape,
     # then the state rebound to a new array (a periodic wrap, a rescale)

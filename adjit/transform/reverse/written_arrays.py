@@ -5,7 +5,7 @@ path and another on the other."""
 import numpy as np
 from numba.core import ir, types
 
-from ...capture.effects import callee_container_writes
+from ...capture.effects import call_writes, callee_container_writes
 from ...capture.returned_memory import item_shares_memory, shares_argument_memory
 from ...rules.arrays import lookup_allocation
 from ...rules.classify import call_name
@@ -182,7 +182,8 @@ class WrittenArrays:
                    and not self._reads_only_its_shape(s)
                    and (node in after or not (_element_write_into(s, name)
                                               or self._copies_it(s)
-                                              or self._reads_values(s, name, after))))
+                                              or self._reads_values(s, name, after)
+                                              or self._helper_only_reads(s, name))))
 
     def _reads_values(self, stmt, name, after):
         """Whether ``stmt`` reads values of array ``name`` and makes no second name for
@@ -203,6 +204,22 @@ class WrittenArrays:
         return bool(uses) and all(
             node not in after and isinstance(s, (ir.SetItem, ir.StaticSetItem))
             and s.value.name == view and s.target.name != name for node, s in uses)
+
+    def _helper_only_reads(self, stmt, name):
+        """Whether ``stmt`` calls an ``@njit`` helper that reads array ``name`` and
+        neither writes it nor returns anything that could share its memory (a float):
+        no second name for it (``p = forces(pos, F)`` before a time loop that rebinds
+        ``pos = pos % L``, as velocity Verlet does)."""
+        value = stmt.value if isinstance(stmt, ir.Assign) else None
+        if not (isinstance(value, ir.Expr) and value.op == "call"
+                and isinstance(self.typeof(value.func.name), types.Dispatcher)
+                and isinstance(self.typeof(stmt.target.name), (types.Number, types.NoneType))):
+            return False
+        try:
+            written = call_writes(self.fn, value)
+        except Exception:  # cannot analyse the callee: it may write anything
+            return False
+        return not any(v.name == name for v in written)
 
     def _copies_it(self, stmt):
         """Whether ``stmt`` is ``c = np.copy(a)`` (``a.copy()``): new memory, and, before

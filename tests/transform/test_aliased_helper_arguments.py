@@ -98,6 +98,43 @@ def test_two_columns_of_one_array_passed_to_a_helper_that_writes_one():
 
 
 @numba.njit
+def _rate_into(y, out, k=1.0):
+    for i in range(y.size):
+        out[i] = -k * y[i] ** 2
+
+
+def _halves_of_a_state(y0, k):
+    # the state vector's first half read, its second half written: y[:n] and y[n:]
+    n = y0.size
+    state = np.zeros(2 * n)
+    state[:n] = y0
+    for _ in range(3):
+        _rate_into(state[:n], out=state[n:], k=k)
+        state[:n] += 0.1 * state[n:]
+    return np.sum(state * state)
+
+
+def _overlapping_slices(y0, k):
+    # y[:n] and y[n - 1:] share an element
+    n = y0.size
+    state = np.zeros(2 * n)
+    state[:n] = y0
+    _rate_into(state[:n], state[n - 1:-1], k)
+    return np.sum(state * state)
+
+
+def test_complementary_slices_of_one_array_are_separate_memory():
+    """``rhs(state[:n], out=state[n:])`` reads one half and writes the other: refused in
+    grad and hvp as the same array's memory. Slices that overlap stay refused."""
+    y0 = np.array([0.3, 1.2, -0.5])
+    check_grad(_halves_of_a_state, y0, 0.7, argnums=(0, 1))
+    check_jvp(_halves_of_a_state, y0, 0.7)
+    check_hvp(_halves_of_a_state, y0, 0.7, argnums=(0, 1))
+    with pytest.raises(adjit.UnsupportedError, match="the same array's memory"):
+        adjit.grad(_overlapping_slices)(y0, 0.7)
+
+
+@numba.njit
 def _pull_together(pi, pj, c):
     for k in range(pi.shape[0]):
         d = c * (pj[k] - pi[k])

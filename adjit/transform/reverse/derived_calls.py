@@ -135,6 +135,8 @@ def distinct_rows(ctx, a, b, loc):
     views = [ctx.view_of(n, loc) for n in (a, b)]
     if None in views or ctx.array_root(views[0][0].name) != ctx.array_root(views[1][0].name):
         return False
+    if _complementary_slices(ctx, views[0][1], views[1][1]):
+        return True
     axes = [_axis_offsets(ctx, index) for _, index in views]
     if None in axes:
         return False
@@ -144,6 +146,46 @@ def distinct_rows(ctx, a, b, loc):
         if first[0] is not None or (first[1] < 0) == (second[1] < 0):
             return True
     return False
+
+
+def _complementary_slices(ctx, first, second):
+    """Whether two slices of one array's first axis, without steps, meet at one bound
+    (``y[:n]`` and ``y[n:]``, ``y[1:k]`` and ``y[k:]``): one ends where the other starts,
+    the same variable or the same constant, so they share no element whatever its value
+    (Python's slicing normalises both alike), as a helper reading one half of a state
+    vector and writing the other, ``rhs(state[:n], out=state[n:])``, is given it."""
+    bounds = [_slice_bounds(ctx, index) for index in (first, second)]
+    if None in bounds:
+        return False
+    (start_a, stop_a), (start_b, stop_b) = bounds
+    return ((stop_a is not None and stop_a == start_b)
+            or (stop_b is not None and stop_b == start_a))
+
+
+def _slice_bounds(ctx, index):
+    """``(start, stop)`` of a step-less ``slice(start, stop)`` index, each a comparable
+    key (a constant's value, or a variable's name: SSA, one value) or None where left
+    out; None for any other index."""
+    if index is None or not isinstance(ctx.fn.typemap.get(index.name), types.SliceType):
+        return None
+    value = ctx.definition(index.name)
+    if not (isinstance(value, ir.Expr) and value.op == "call" and len(value.args) == 2
+            and not value.kws and ctx.callee_object(value.func) is slice):
+        return None
+    return tuple(_bound_key(ctx, arg) for arg in value.args)
+
+
+def _bound_key(ctx, var):
+    """A slice bound as a comparable key: None for ``None``, ``("const", k)``, or
+    ``("var", name)``."""
+    made = ctx.definition(var.name)
+    if isinstance(made, ir.Const):
+        return None if made.value is None else ("const", made.value)
+    if isinstance(ctx.fn.typemap.get(var.name), types.NoneType):
+        return None
+    if len(ctx.defs.get(var.name, ())) != 1:  # assigned twice: maybe another value
+        return ("unknown", id(var))
+    return ("var", var.name)
 
 
 def _axis_offsets(ctx, index):

@@ -43,11 +43,14 @@ def check_named_parameters(py_func, kind):
             f"ones, not {type(py_func).__name__} objects; call it from one: "
             f"def f(x): return {name}(x), then adjit.{kind}(f)")
     if py_func.__code__.co_flags & inspect.CO_VARARGS:
+        advice = ("To nest jvp further, make the inner one outside and wrap it in a "
+                  "function of named arguments: jf = adjit.jvp(f); def df(x): return "
+                  "jf(x, 1.0)[1]; then adjit.jvp(df)"
+                  if py_func.__name__.startswith(("jvp_", "hvp_")) else
+                  "Give it one parameter per argument (def f(x, y): ...)")
         raise ArgumentError(
             f"adjit.{kind}({py_func.__qualname__}): the function takes *args; transforms "
-            "need named parameters. To nest jvp, make the inner one outside and wrap it in a "
-            "function of named arguments: jf = adjit.jvp(f); def df(x): return "
-            "jf(x, 1.0)[1]; then adjit.jvp(df)")
+            f"need named parameters. {advice}")
     special = [p.name for p in inspect.signature(py_func).parameters.values()
                if p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD)]
     if special:

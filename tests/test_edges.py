@@ -315,6 +315,12 @@ def test_direct_nested_jvp_gives_second_derivatives():
         jj(x, y, 1.0)
 
 
+def test_a_star_args_function_is_refused_with_advice_about_itself():
+    """The advice was about nesting jvp, whatever the function was."""
+    with pytest.raises(adjit.ArgumentError, match=r"takes \*args.*one parameter per argument"):
+        adjit.grad(lambda *a: a[0] * a[1])
+
+
 def test_a_third_level_of_jvp_is_refused_with_advice():
     """The advice, followed as written, gives the second derivative (it once said to call
     ``adjit.jvp(f)`` inside the wrapper, which compiled code cannot do)."""

@@ -65,6 +65,9 @@ def test_hessian_shape_follows_jax_for_matrices_and_0d_arrays():
     assert H.shape == (2, 3, 2, 3)
     np.testing.assert_allclose(H.reshape(6, 6), np.diag(second(X).ravel()), rtol=1e-12,
                                atol=1e-14)
+    # a Fortran-ordered matrix (X.T of a C one) failed inside the column loop
+    HF = adjit.hessian(_sin_x_squared)(np.asfortranarray(X))
+    np.testing.assert_allclose(HF, H, rtol=1e-14, atol=1e-15)
     h0 = adjit.hessian(_sin_x_squared)(np.array(0.4))
     assert np.shape(h0) == () and float(h0) == pytest.approx(second(0.4), rel=1e-12)
 

@@ -317,7 +317,15 @@ def compile_error(stub, args, error):
 def internal_error(name, error):
     """The ``UnsupportedError`` for generated code adjit could not build or Numba could
     not type: the function, where in the user's source it was (when Numba says), and the
-    error's type and first line."""
+    error's type and first line. A custom vjp's parts that do not type are the user's
+    ``fwd`` or ``bwd`` not fitting the function, and said so."""
+    if "custom_vjp.py" in str(error):
+        return UnsupportedError(
+            "a function with a custom vjp (adjit.extend.defvjp) with these arguments", name,
+            getattr(error, "loc", None),
+            "its fwd and bwd do not compile together: fwd(*args) must return (value, "
+            "residuals) and bwd(residuals, g) a tuple with one cotangent per argument, each "
+            f"of its argument's type ({type(error).__name__}: {first_reason(error)})")
     return UnsupportedError(
         "this function (adjit generated code that Numba could not compile: an internal "
         "error, please report it)", name, getattr(error, "loc", None),

@@ -31,11 +31,13 @@ def _columns_kernel():
         def impl(hv, x):
             n = x.size
             out = np.empty((n, n), dtype=x.dtype)
-            e = np.zeros_like(x)
+            # C-ordered, whatever x's layout (a Fortran-ordered x made e's reshape fail);
+            # element j of x counts in C order, in the columns and the rows alike
+            e = np.zeros(x.shape, x.dtype)
             flat = e.reshape(n)
             for j in range(n):
                 flat[j] = 1.0
-                col = hv(x, e).reshape(n)
+                col = np.ravel(hv(x, e))
                 for i in range(n):
                     out[i, j] = col[i]
                 flat[j] = 0.0

@@ -62,55 +62,55 @@ class CustomArrayRule(ArrayRule):
                                                                      types.Float)
 
 
-def _one(fwd, bwd, k):
+def _one(fwd, bwd, k, add, dot):
     """The three parts of argument ``k`` of a function of one argument."""
     def partial(a):
         return bwd(fwd(a)[1], 1.0)[k]
 
     def update(g, ans, a, shadow):
-        shadow += bwd(fwd(a)[1], g)[k]
+        add(shadow, bwd(fwd(a)[1], g)[k])
 
     def tangent(ans, a, da):
-        return np.sum(bwd(fwd(a)[1], 1.0)[k] * da)
+        return dot(bwd(fwd(a)[1], 1.0)[k], da)
     return partial, update, tangent
 
 
-def _two(fwd, bwd, k):
+def _two(fwd, bwd, k, add, dot):
     """The three parts of argument ``k`` of a function of two arguments."""
     def partial(a, b):
         return bwd(fwd(a, b)[1], 1.0)[k]
 
     def update(g, ans, a, b, shadow):
-        shadow += bwd(fwd(a, b)[1], g)[k]
+        add(shadow, bwd(fwd(a, b)[1], g)[k])
 
     def tangent(ans, a, b, da):
-        return np.sum(bwd(fwd(a, b)[1], 1.0)[k] * da)
+        return dot(bwd(fwd(a, b)[1], 1.0)[k], da)
     return partial, update, tangent
 
 
-def _three(fwd, bwd, k):
+def _three(fwd, bwd, k, add, dot):
     """The three parts of argument ``k`` of a function of three arguments."""
     def partial(a, b, c):
         return bwd(fwd(a, b, c)[1], 1.0)[k]
 
     def update(g, ans, a, b, c, shadow):
-        shadow += bwd(fwd(a, b, c)[1], g)[k]
+        add(shadow, bwd(fwd(a, b, c)[1], g)[k])
 
     def tangent(ans, a, b, c, da):
-        return np.sum(bwd(fwd(a, b, c)[1], 1.0)[k] * da)
+        return dot(bwd(fwd(a, b, c)[1], 1.0)[k], da)
     return partial, update, tangent
 
 
-def _four(fwd, bwd, k):
+def _four(fwd, bwd, k, add, dot):
     """The three parts of argument ``k`` of a function of four arguments."""
     def partial(a, b, c, d):
         return bwd(fwd(a, b, c, d)[1], 1.0)[k]
 
     def update(g, ans, a, b, c, d, shadow):
-        shadow += bwd(fwd(a, b, c, d)[1], g)[k]
+        add(shadow, bwd(fwd(a, b, c, d)[1], g)[k])
 
     def tangent(ans, a, b, c, d, da):
-        return np.sum(bwd(fwd(a, b, c, d)[1], 1.0)[k] * da)
+        return dot(bwd(fwd(a, b, c, d)[1], 1.0)[k], da)
     return partial, update, tangent
 
 
@@ -124,12 +124,32 @@ def defvjp(f, fwd, bwd):
     name = _checked_function(f)
     count = _argument_count(f, name)
     fwd, bwd = (_jitted(p, role, name) for p, role in ((fwd, "fwd"), (bwd, "bwd")))
-    parts = [_PARTS_BY_ARITY[count](fwd, bwd, k) for k in range(count)]
+    add, dot = _checked_cotangents(name)
+    parts = [_PARTS_BY_ARITY[count](fwd, bwd, k, add, dot) for k in range(count)]
     PRIMITIVES.register([f], CustomScalarRule(name, tuple(FuncPartial(p) for p, _, _ in parts)))
     PRIMITIVES.register([f], CustomArrayRule(
         name, tuple(internal_jit(u) for _, u, _ in parts),
         tuple(internal_jit(t) for _, _, t in parts), ANY_RANK, False))
     return f
+
+
+def _checked_cotangents(name):
+    """``add(shadow, c)`` (``shadow += c``) and ``dot(c, da)`` (``sum(c * da)``) for
+    the cotangents ``bwd`` returns for array arguments, each first checking that ``c``
+    has its argument's shape: NumPy's broadcasting would take a wrong one silently."""
+    message = (f"adjit: the custom vjp of '{name}' (adjit.extend.defvjp): its bwd returned "
+               "a cotangent whose shape is not its argument's")
+
+    def add(shadow, c):
+        if np.shape(c) != shadow.shape:
+            raise ValueError(message)
+        shadow += c
+
+    def dot(c, da):
+        if np.shape(c) != da.shape:
+            raise ValueError(message)
+        return np.sum(c * da)
+    return internal_jit(add), internal_jit(dot)
 
 
 def custom_vjp(f):

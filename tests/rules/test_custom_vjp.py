@@ -134,3 +134,35 @@ def test_bad_registrations_are_argument_errors():
         custom_vjp(lambda x: x).defvjp(3, lambda r, g: (g,))
     with pytest.raises(adjit.ArgumentError, match="expects the function"):
         adjit.extend.defderiv(3, lambda x: 1.0)
+
+
+@custom_vjp
+@numba.njit
+def _total(a):
+    return np.sum(a)
+
+
+# bwd's cotangent has one element too many: NumPy's broadcasting took it silently
+_total.defvjp(lambda a: (np.sum(a), a.shape[0]), lambda n, g: (g * np.ones(n + 1),))
+
+
+@custom_vjp
+@numba.njit
+def _product(x, y):
+    return x * y
+
+
+_product.defvjp(lambda x, y: (x * y, (x, y)), lambda r, g: (g * r[1],))  # one for two
+
+
+def test_a_bwd_that_does_not_fit_is_the_users_error_not_adjits():
+    """A cotangent of the wrong shape gave a gradient without an error (grad) or Numba's
+    broadcasting error (jvp); a bwd with too few cotangents was reported as an internal
+    error of adjit's."""
+    a = np.array([0.1, -0.4, 0.7])
+    with pytest.raises(ValueError, match="custom vjp of '_total'.*shape is not its argument"):
+        adjit.grad(lambda a: _total(a) * 3.0)(a)
+    with pytest.raises(ValueError, match="custom vjp of '_total'.*shape is not its argument"):
+        adjit.jvp(lambda a: _total(a) * 3.0)(a, np.ones(3))
+    with pytest.raises(adjit.UnsupportedError, match="(?s)custom vjp.*one cotangent per arg"):
+        adjit.grad(lambda x, y: _product(x, y), argnums=1)(0.5, 2.0)

@@ -114,6 +114,17 @@ def _halves_of_a_state(y0, k):
     return np.sum(state * state)
 
 
+_HALF = 3
+
+
+def _halves_by_a_module_constant(y0, k):
+    state = np.zeros(2 * _HALF)
+    state[:_HALF] = y0
+    _rate_into(state[:_HALF], state[_HALF:], k)
+    _rate_into(state[len(y0):], state[:len(y0)], k)  # and by len() written twice
+    return np.sum(state * state * state)
+
+
 def _overlapping_slices(y0, k):
     # y[:n] and y[n - 1:] share an element
     n = y0.size
@@ -130,6 +141,8 @@ def test_complementary_slices_of_one_array_are_separate_memory():
     check_grad(_halves_of_a_state, y0, 0.7, argnums=(0, 1))
     check_jvp(_halves_of_a_state, y0, 0.7)
     check_hvp(_halves_of_a_state, y0, 0.7, argnums=(0, 1))
+    check_grad(_halves_by_a_module_constant, y0, 0.7, argnums=(0, 1))
+    check_hvp(_halves_by_a_module_constant, y0, 0.7, argnums=(0, 1))
     with pytest.raises(adjit.UnsupportedError, match="the same array's memory"):
         adjit.grad(_overlapping_slices)(y0, 0.7)
 

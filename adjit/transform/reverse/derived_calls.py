@@ -179,13 +179,32 @@ def _bound_key(ctx, var):
     """A slice bound as a comparable key: None for ``None``, ``("const", k)``, or
     ``("var", name)``."""
     made = ctx.definition(var.name)
-    if isinstance(made, ir.Const):
+    if isinstance(made, (ir.Const, ir.Global, ir.FreeVar)):  # (a module constant too)
         return None if made.value is None else ("const", made.value)
     if isinstance(ctx.fn.typemap.get(var.name), types.NoneType):
         return None
+    size = _size_of(ctx, made)
+    if size is not None:  # ``len(y0)`` written at both slices: one value
+        return size
     if len(ctx.defs.get(var.name, ())) != 1:  # assigned twice: maybe another value
         return ("unknown", id(var))
     return ("var", var.name)
+
+
+def _size_of(ctx, value):
+    """``("len", name)`` for ``len(a)`` or ``a.size`` of an array variable defined once
+    (an array's size does not change), else None."""
+    if isinstance(value, ir.Expr) and value.op == "call" and len(value.args) == 1 \
+            and ctx.callee_object(value.func) is len:
+        array = value.args[0]
+    elif isinstance(value, ir.Expr) and value.op == "getattr" and value.attr == "size":
+        array = value.value
+    else:
+        return None
+    if not isinstance(ctx.typeof(array.name), types.Array) or len(
+            ctx.defs.get(array.name, ())) != 1:
+        return None
+    return ("len", array.name)
 
 
 def _axis_offsets(ctx, index):

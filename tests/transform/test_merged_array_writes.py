@@ -230,10 +230,22 @@ def _verlet_like_read_before(x):
     return np.sum(y * y) + p0 * p0
 
 
-@pytest.mark.parametrize("f", [_verlet_like, _verlet_like_read_before])
+def _verlet_inline_force(x):
+    # the force computed inline from the state before the loop: a new array of it
+    y = x.copy()
+    F = -y ** 3
+    for _ in range(3):
+        y += 0.1 * F
+        y = y % 4.0
+        F = -y ** 3
+    return np.sum(y * y)
+
+
+@pytest.mark.parametrize("f", [_verlet_like, _verlet_like_read_before, _verlet_inline_force])
 def test_a_helper_reading_the_state_before_the_loop_is_no_second_name(f):
-    """A helper that only reads the array and returns a float made no second name for
-    it, but counted as one: grad and hvp refused the velocity-Verlet pattern."""
+    """A helper that only reads the array and returns a float, or arithmetic making a new
+    array of it, made no second name for it, but counted as one: grad and hvp refused
+    the velocity-Verlet pattern."""
     x = np.array([0.5, 1.2, 2.1])
     check_grad(f, x)
     check_jvp(f, x)

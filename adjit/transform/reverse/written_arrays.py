@@ -183,7 +183,8 @@ class WrittenArrays:
                    and (node in after or not (_element_write_into(s, name)
                                               or self._copies_it(s)
                                               or self._reads_values(s, name, after)
-                                              or self._helper_only_reads(s, name))))
+                                              or self._helper_only_reads(s, name)
+                                              or self._makes_new_array_of(s))))
 
     def _reads_values(self, stmt, name, after):
         """Whether ``stmt`` reads values of array ``name`` and makes no second name for
@@ -220,6 +221,13 @@ class WrittenArrays:
         except Exception:  # cannot analyse the callee: it may write anything
             return False
         return not any(v.name == name for v in written)
+
+    def _makes_new_array_of(self, stmt):
+        """Whether ``stmt`` is arithmetic on arrays (``F = -y ** 3``, ``y * dt``), whose
+        result is always new memory: a read of the values, no second name."""
+        value = stmt.value if isinstance(stmt, ir.Assign) else None
+        return (isinstance(value, ir.Expr) and value.op in ("binop", "unary")
+                and isinstance(self.typeof(stmt.target.name), types.Array))
 
     def _copies_it(self, stmt):
         """Whether ``stmt`` is ``c = np.copy(a)`` (``a.copy()``): new memory, and, before

@@ -313,6 +313,8 @@ def _written_by(func):
 class _JVPWrapper:
     """Builds the IR of ``jvp(f)``: check tangent shapes, call the JVP program."""
 
+    label = "jvp"  # how its argument errors name the transform
+
     def __init__(self, func):
         self.func = func
         self.py_func = py_function_of(func)
@@ -344,7 +346,7 @@ class _JVPWrapper:
             for path, _ in _array_leaves(primal_types[i]):
                 where = self.names[i] + "".join(f"[{k}]" for k in path)
                 e = check_shape(blocks, e, _leaf(e, args[i], path), _leaf(e, args[n + j], path),
-                                TANGENT_SHAPE.format(where, 'jvp'))
+                                TANGENT_SHAPE.format(where, self.label))
             if i in written:  # its tangent is updated in place: not the caller's array
                 args[n + j] = copy_tangent_arrays(e, args[n + j], primal_types[i])
         args[n:n] = [omitted_default(e, d) for d in defaults]
@@ -411,6 +413,9 @@ class _InnerTangentsChecked(_JVPWrapper):
     def __init__(self, program, names, active, n):
         super().__init__(program)
         self.user_names, self.inner_active, self.n = names, active, n
+        # the program's tangent parameters are adjit's names: say dx for x's
+        self.names = names + tuple("d" + names[i] for i in active)
+        self.label = f"jvp(jvp({py_function_of(program.adjit_jvp_of).__qualname__}))"
 
     def check_given(self, blocks, e, args):
         """Each inner tangent has the shape of its argument."""
@@ -420,7 +425,7 @@ class _InnerTangentsChecked(_JVPWrapper):
                 where = self.user_names[i] + "".join(f"[{k}]" for k in path)
                 e = check_shape(blocks, e, _leaf(e, args[i], path),
                                 _leaf(e, args[self.n + j], path),
-                                TANGENT_SHAPE.format(where, "jvp"))
+                                TANGENT_SHAPE.format(where, self.label))
         return e
 
     def build(self, argtypes):

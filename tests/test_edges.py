@@ -309,7 +309,7 @@ def test_direct_nested_jvp_gives_second_derivatives():
     a = np.array([0.2, 0.5, -0.3])
     assert jg(a, np.ones(3), np.ones(3), np.zeros(3))[1][1] == pytest.approx(
         np.sum(2.0 * np.cos(a) - a * np.sin(a)), rel=1e-13)
-    with pytest.raises(adjit.ArgumentError, match=r"^jvp\(jvp\(<lambda>\)\): the "
+    with pytest.raises(adjit.ArgumentError, match=r"^jvp\(jvp\(.*<lambda>\)\): the "
                        "tangent of 'a' must have the shape"):
         jg(a, np.ones(2), np.ones(3), np.zeros(3))
     # the outer tangent of the inner one, named as the user knows it (not adjit's name)

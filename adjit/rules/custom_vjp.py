@@ -56,6 +56,12 @@ class CustomScalarRule(Rule):
 class CustomArrayRule(ArrayRule):
     """The custom vjp of a function of float arrays: one shadow update per argument."""
 
+    #: why reverse mode refuses a differentiated float beside the arrays
+    mixed_advice = ("a custom vjp (adjit.extend.defvjp) of a function of arrays takes, in "
+                    "reverse mode, the adjoints of its array arguments only: pass the float "
+                    "as a 0-d array (np.array(s)) to differentiate with respect to it, or "
+                    "hold it fixed")
+
     def matches(self, argtypes, result_type):
         """Array arguments and a float result."""
         return super().matches(argtypes, result_type) and isinstance(result_type,
@@ -146,7 +152,7 @@ def _checked_cotangents(name):
         shadow += c
 
     def dot(c, da):
-        if np.shape(c) != da.shape:
+        if np.shape(c) != np.shape(da):  # (a float's tangent beside arrays: forward mode)
             raise ValueError(message)
         return np.sum(c * da)
     return internal_jit(add), internal_jit(dot)

@@ -165,10 +165,10 @@ def _scalar_rule_on_arrays(fn, expr, cls):
 
 
 #: the hints, most specific first
-HINTS = (_stencil_options, _unbound_arguments, _guvectorize, _ufunc_out_keyword,
+HINTS = (_custom_vjp_misfit, _stencil_options, _unbound_arguments, _guvectorize, _ufunc_out_keyword,
          _generator, _list_of_arrays, _list_of_array, _namedtuple, _jitclass,
          _optional_argument, _nan_to_num_copy, _no_arrays, _float64_only, _float32_arrays,
-         _custom_vjp_misfit, _unhandled_rank, _fortran_order, _scalar_rule_on_arrays)
+         _unhandled_rank, _fortran_order, _scalar_rule_on_arrays)
 
 
 def unsupported_detail(fn, expr, cls):

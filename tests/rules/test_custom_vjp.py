@@ -166,3 +166,39 @@ def test_a_bwd_that_does_not_fit_is_the_users_error_not_adjits():
         adjit.jvp(lambda a: _total(a) * 3.0)(a, np.ones(3))
     with pytest.raises(adjit.UnsupportedError, match="(?s)custom vjp.*one cotangent per arg"):
         adjit.grad(lambda x, y: _product(x, y), argnums=1)(0.5, 2.0)
+
+
+@custom_vjp
+@numba.njit
+def _scaled_total(a, s):
+    return s * np.sum(a)
+
+
+_scaled_total.defvjp(lambda a, s: (s * np.sum(a), (a, s)),
+                     lambda r, g: (g * r[1] * np.ones_like(r[0]), g * np.sum(r[0])))
+
+
+@custom_vjp
+@numba.njit
+def _pair(x):
+    return x * x, 2.0 * x
+
+
+_pair.defvjp(lambda x: (_pair(x), x), lambda x, g: (g,))
+
+
+def test_a_float_beside_arrays_and_a_tuple_result_are_refused_with_their_reason():
+    """The array's gradient and jvp (the float's tangent included) are right; reverse
+    mode refuses a differentiated float beside arrays, saying what to do, and a tuple
+    result is refused as outside the rule (it said no rule was registered)."""
+    a = np.array([1.0, 2.0])
+    np.testing.assert_allclose(adjit.grad(_scaled_total)(a, 2.0), [2.0, 2.0], rtol=1e-15)
+    assert adjit.jvp(_scaled_total)(a, 2.0, np.ones(2), 1.0)[1] == pytest.approx(7.0)
+    with pytest.raises(adjit.UnsupportedError, match=r"(?s)float64.*as a 0-d array"):
+        adjit.grad(lambda a, s: _scaled_total(a, s), argnums=1)(a, 2.0)
+
+    def unpacks(x):
+        p, q = _pair(x)
+        return p + q
+    with pytest.raises(adjit.UnsupportedError, match=r"(?s)'_pair'.*returns UniTuple"):
+        adjit.grad(unpacks)(0.3)

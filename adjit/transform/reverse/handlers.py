@@ -229,7 +229,8 @@ def apply_array_rule(ctx, stmt, e, prim, args):
         if (ctx.is_active(a) or a.name in ctx.act.carriers) and not (
                 isinstance(typ, types.Array) and typ.ndim in rule.ndims):
             raise ctx.unsupported(f"'{name}' applied to {typ}", stmt.loc,
-                                  f"the rule handles float arrays of rank {rule.ndims}")
+                                  getattr(rule, "mixed_advice", None)
+                                  or f"the rule handles float arrays of rank {rule.ndims}")
     g = e.var(bar(target.name))
     ans = target if rule.reads_ans else e.const(ctx.zero_like(target.name), hint="unused")
     shadows = {k: ctx.shadow_of(a, stmt.loc, e) for k, a in enumerate(args)

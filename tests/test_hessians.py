@@ -422,3 +422,21 @@ def test_hvp_through_asarray_of_float32_weights_as_float64():
     h = adjit.hvp(f, 0)(X8, x, v)
     assert h.dtype == np.float32
     np.testing.assert_allclose(h, (2.0 - np.sin(X8.astype(np.float64)) * x) * v, rtol=1e-5)
+
+
+def test_hessian_called_from_njit_with_too_many_arguments_is_an_argument_error():
+    """The binding check of transforms called from @njit code reached hessian's column
+    loop too, whose dispatcher had no message for it (an AttributeError)."""
+    h = adjit.hessian(_sin_x_squared)
+
+    @numba.njit
+    def two(x):
+        return h(x, x)
+
+    @numba.njit
+    def one(x):
+        return h(x)
+    x = np.array([0.3, -0.8])
+    np.testing.assert_allclose(one(x), adjit.hessian(_sin_x_squared)(x), rtol=1e-14)
+    with pytest.raises(adjit.ArgumentError, match=r"takes \(x\); too many"):
+        two(x)

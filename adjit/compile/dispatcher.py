@@ -253,13 +253,14 @@ class RefreshedJit(CPUDispatcher):
     tracked dispatcher when a name was rebound), and is tracked, so it compiles again."""
 
     def get_call_template(self, args, kws):
-        """Numba's call template for a call from ``@njit`` code, with arguments that do
-        not bind to the transform's parameters reported as from Python (an
-        ``ArgumentError``), not as Numba's ``TypingError`` about adjit's function."""
+        """As ``TransformDispatcher.get_call_template``: arguments that do not bind are
+        an ``ArgumentError`` naming the parameters."""
         try:
             inspect.signature(self.py_func).bind(*args, **kws)
         except TypeError as error:
-            raise self._argument_count_error(error) from None
+            params = ", ".join(inspect.signature(self.py_func).parameters)
+            raise ArgumentError(f"adjit: {self.py_func.__name__} takes ({params}); "
+                                f"{error}") from None
         return super().get_call_template(args, kws)
 
     def __call__(self, *args, **kwargs):

@@ -382,23 +382,33 @@ class _NestedJVPWrapper:
         tangents) -> ((y, ydot), (y', ydot'))."""
         from .transform.forward import derive_jvp
         flat = tuple(types.unliteral(t) for t in argtypes[0].types)  # the *args tuple
-        n, tuples, m = self._split(flat)
-        active = tuple(i for i, t in enumerate(flat[:n]) if takes_tangent(t, tuples))
-        check_tangents(self.fname, self.names, flat[:n], active, flat[n:m])
+        n, active = self._split(flat)
         program = derive_jvp(self.f, flat[:n], active)
         return _InnerTangentsChecked(program.dispatcher, self.names, active, n).build(
             argtypes)
 
     def _split(self, flat):
-        """``(n, tuples, m)``: ``f``'s arguments (all of them), whether its flat tuples
-        take tangents, and how many values the inner ``jvp`` takes; the rest are the
-        outer tangents (``jvp_split`` at each level)."""
+        """``(n, active)``: ``f``'s arguments (all of them) and those the inner level
+        gives tangents; the values after those tangents are the outer tangents
+        (``jvp_split`` at each level). Of the readings that fit the count (flat tuples
+        held fixed or given tangents, at each level), the first whose inner tangents
+        have their arguments' types."""
         n = parameter_counts(self.py_func)[1]
+        mismatch = None
         for tuples in (False, True):
-            m = n + sum(takes_tangent(t, tuples) for t in flat[:n])
-            if any(m + sum(takes_tangent(t, outer) for t in flat[:m]) == len(flat)
-                   for outer in (False, True)):
-                return n, tuples, m
+            active = tuple(i for i, t in enumerate(flat[:n]) if takes_tangent(t, tuples))
+            m = n + len(active)
+            if not any(m + sum(takes_tangent(t, outer) for t in flat[:m]) == len(flat)
+                       for outer in (False, True)):
+                continue
+            try:
+                check_tangents(self.fname, self.names, flat[:n], active, flat[n:m])
+            except ArgumentError as error:
+                mismatch = mismatch or error
+                continue
+            return n, active
+        if mismatch is not None:
+            raise mismatch
         raise ArgumentError(
             f"jvp(jvp({self.fname})) takes {self.fname}'s arguments ({', '.join(self.names)}; "
             "all of them), one tangent per float or float-array argument, then one "

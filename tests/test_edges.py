@@ -319,6 +319,26 @@ def test_direct_nested_jvp_gives_second_derivatives():
         jj(x, y, 1.0)
 
 
+def _tuple_layer(p, x):
+    W, b = p
+    return np.sum(np.tanh(W * x + b)) * x
+
+
+def test_direct_nested_jvp_reads_tuple_tangents_by_their_types():
+    """(P, x, dP, dx, ex, edx): two readings of six values fit the count (the tuple held
+    fixed at the inner level, or given dP); the one whose inner tangents have their
+    arguments' types is taken (the first by count was, and refused dP as x's tangent).
+    Checked against central differences of jvp along the outer tangents."""
+    P, dP = (np.array([0.5, -0.3]), 0.2), (np.array([1.0, 0.0]), 0.5)
+    jt = adjit.jvp(_tuple_layer)
+    h = 1e-6
+    plus, minus = jt(P, 0.7 + h * 0.4, dP, 0.2 - h * 0.5), jt(P, 0.7 - h * 0.4, dP, 0.2 + h * 0.5)
+    inner, outer = adjit.jvp(jt)(P, 0.7, dP, 0.2, 0.4, -0.5)
+    np.testing.assert_allclose(inner, jt(P, 0.7, dP, 0.2), rtol=1e-14)
+    np.testing.assert_allclose(outer, [(plus[k] - minus[k]) / (2 * h) for k in (0, 1)],
+                               rtol=1e-7)
+
+
 def test_a_star_args_function_is_refused_with_advice_about_itself():
     """The advice was about nesting jvp, whatever the function was."""
     with pytest.raises(adjit.ArgumentError, match=r"takes \*args.*one parameter per argument"):

@@ -19,8 +19,8 @@
     f.defvjp(f_fwd, f_bwd)      # or adjit.extend.defvjp(f, f_fwd, f_bwd)
 
 The rule goes into the one registry as the shapes adjit's own rules take: a scalar rule
-(``defderiv``) when ``f``'s arguments are floats, a reduction (``defarrayvjp``) when they
-are float arrays. Because ``f`` returns a float, its vjp with ``g = 1`` is its gradient,
+(``defderiv``) when ``f``'s arguments are floats, a reduction (``defarrayvjp``) when any
+is a float array (a float beside arrays takes ``g`` times its partial). Because ``f`` returns a float, its vjp with ``g = 1`` is its gradient,
 so reverse mode adds ``g`` times it and forward mode (``jvp``) takes its dot product with
 the tangents: both modes read the same rule (JAX itself refuses ``jvp`` through a
 ``custom_vjp``). ``hvp`` differentiates ``f_fwd`` and ``f_bwd`` in forward mode, so they
@@ -56,11 +56,10 @@ class CustomScalarRule(Rule):
 class CustomArrayRule(ArrayRule):
     """The custom vjp of a function of float arrays: one shadow update per argument."""
 
-    #: why reverse mode refuses a differentiated float beside the arrays
-    mixed_advice = ("a custom vjp (adjit.extend.defvjp) of a function of arrays takes, in "
-                    "reverse mode, the adjoints of its array arguments only: pass the float "
-                    "as a 0-d array (np.array(s)) to differentiate with respect to it, or "
-                    "hold it fixed")
+    def __init__(self, name, updates, tangents, scalar_partials):
+        super().__init__(name, updates, tangents, ANY_RANK, False)
+        #: ``d_k(*args)`` of each argument: a float beside the arrays takes ``g * d_k``
+        self.scalar_partials = scalar_partials
 
     def matches(self, argtypes, result_type):
         """Array arguments and a float result."""
@@ -135,7 +134,8 @@ def defvjp(f, fwd, bwd):
     PRIMITIVES.register([f], CustomScalarRule(name, tuple(FuncPartial(p) for p, _, _ in parts)))
     PRIMITIVES.register([f], CustomArrayRule(
         name, tuple(internal_jit(u) for _, u, _ in parts),
-        tuple(internal_jit(t) for _, _, t in parts), ANY_RANK, False))
+        tuple(internal_jit(t) for _, _, t in parts),
+        tuple(internal_jit(p, error_model="numpy") for p, _, _ in parts)))
     return f
 
 

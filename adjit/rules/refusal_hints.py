@@ -150,7 +150,7 @@ def _custom_vjp_misfit(fn, expr, cls):
         argtypes = ", ".join(str(fn.typeof(a.name)) for a in cls.args)
         result = getattr(fn.calltypes.get(expr), "return_type", "?")
         return (f"its custom vjp (adjit.extend.defvjp) covers functions returning a float "
-                f"whose arguments are all floats or all float arrays; this call passes "
+                f"of float or float-array arguments; this call passes "
                 f"({argtypes}) and returns {result}: remove the rule so that adjit "
                 "derives the @njit function, or register an array rule "
                 "(adjit.extend.defnonlinear)")

@@ -224,13 +224,14 @@ def apply_array_rule(ctx, stmt, e, prim, args):
         raise ctx.unsupported(f"'{name}' {what} returning {ctx.typeof(target.name)}",
                               stmt.loc, "array-valued operations, and reductions with an "
                               "axis or other options, have no rule yet")
+    scalar_partials = getattr(rule, "scalar_partials", None)  # (a custom vjp's)
     for a in args:
         typ = ctx.typeof(a.name)
         if (ctx.is_active(a) or a.name in ctx.act.carriers) and not (
-                isinstance(typ, types.Array) and typ.ndim in rule.ndims):
+                isinstance(typ, types.Array) and typ.ndim in rule.ndims) and not (
+                scalar_partials and is_float(typ) and a.name not in ctx.act.carriers):
             raise ctx.unsupported(f"'{name}' applied to {typ}", stmt.loc,
-                                  getattr(rule, "mixed_advice", None)
-                                  or f"the rule handles float arrays of rank {rule.ndims}")
+                                  f"the rule handles float arrays of rank {rule.ndims}")
     g = e.var(bar(target.name))
     ans = target if rule.reads_ans else e.const(ctx.zero_like(target.name), hint="unused")
     shadows = {k: ctx.shadow_of(a, stmt.loc, e) for k, a in enumerate(args)
@@ -242,6 +243,10 @@ def apply_array_rule(ctx, stmt, e, prim, args):
     for k, shadow in shadows.items():
         if rule.updates[k] is not None:
             e.call(rule.updates[k], [g, ans] + passed + [shadow], hint="void")
+    for k, a in enumerate(args):  # a float beside the arrays: a_k%bar += g * d_k
+        if scalar_partials and ctx.active_float(a):
+            d = e.call(scalar_partials[k], list(args), hint="partial")
+            ctx.accumulate(e, a, e.binop(operator.mul, g, d, hint="term"))
     ctx.reset(e, target.name)
 
 

@@ -50,7 +50,7 @@ class ComprehensionToEmpty:
 
 class ArrayLiteralToWrites:
     """``a = np.array([[p, q], [r, 2.0]])`` (nested lists or tuples of scalars, built in
-    place) becomes ``a = np.empty((2, 2)); a[0, 0] = p; ...``: element writes, which every
+    place; ``np.asarray`` of one too, a new array as well) becomes ``a = np.empty((2, 2)); a[0, 0] = p; ...``: element writes, which every
     mode differentiates, instead of a list object with no adjoint. The literal's lists are
     removed when ``np.array`` is their only reader."""
 
@@ -71,7 +71,7 @@ class ArrayLiteralToWrites:
                 value = stmt.value if isinstance(stmt, ir.Assign) else None
                 if not (isinstance(value, ir.Expr) and value.op == "call" and not value.kws
                         and value.vararg is None and len(value.args) == 1
-                        and gvals.get(value.func.name) is np.array):
+                        and gvals.get(value.func.name) in (np.array, np.asarray)):
                     continue
                 literal = _literal(defs, uses, value.args[0].name, fn)
                 rtype = fn.typeof(stmt.target.name)

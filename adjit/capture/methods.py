@@ -11,7 +11,8 @@ from numba.core.typing import signature
 from ..ir.builder import fresh_name
 
 #: method name -> NumPy function taking the receiver first
-METHOD_FUNCTIONS = {"dot": np.dot, "sum": np.sum, "clip": np.clip, "squeeze": np.squeeze}
+METHOD_FUNCTIONS = {"dot": np.dot, "sum": np.sum, "clip": np.clip, "squeeze": np.squeeze,
+                    "take": np.take, "repeat": np.repeat}
 
 
 class MethodsToFunctions:

@@ -539,7 +539,15 @@ def node_vector(r, v):
     return np.sum(n * n) + np.dot(np.cross((1.0, 0.0, 0.0), v), r)
 
 
+def method_and_asarray_forms(x, t):
+    # x.take / x.repeat as np.take / np.repeat; np.asarray of a tuple of floats
+    idx = np.array([0, 2, 5, 2])
+    m = np.asarray((t, t * t, 1.0))
+    return np.sum(x.take(idx) ** 2) + np.sum(x.repeat(2) * np.sin(x.repeat(2))) + np.sum(m ** 3)
+
+
 CASES = [
+    Case(method_and_asarray_forms, (X6, 0.4), (0, 1)),
     Case(swapped_buffers, (X6,)),
     Case(overlapping_assignments, (X6,)),
     Case(repeated_index_writes, (X6, np.array([0, 2, 0, 5, 2, -1]))),

@@ -187,6 +187,8 @@ def _require_compiled_primal(check, f, primal, args):
     that failed. A dispatcher given explicit signatures is left to its own dispatch."""
     if not (isinstance(primal, Dispatcher) and primal._can_compile):
         return
+    if primal.py_func.__code__.co_flags & inspect.CO_VARARGS:
+        return  # (a *args function: the transform says what it needs)
     try:
         argtypes = tuple(numba.typeof(a) for a in args)
     except ValueError:

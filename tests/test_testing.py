@@ -497,3 +497,13 @@ def test_a_nested_tuple_argument_is_an_argument_error_in_every_check(check):
     with pytest.raises(adjit.ArgumentError, match="argument 0.*only float scalars"
                                                   ".*flat tuples of these.*differentiable"):
         check(_nested_params_loss, params, np.array([1.0, 0.5]))
+
+
+def test_a_star_args_function_gets_the_transforms_refusal():
+    """check_grad said Numba could not compile it (a signature mismatch of its own
+    making); the transforms' message says what to change."""
+    @numba.njit
+    def weighted(x, *ws):
+        return x * ws[0] + ws[1]
+    with pytest.raises(adjit.ArgumentError, match=r"takes \*args; transforms need named"):
+        check_grad(weighted, 0.5, 2.0, 3.0)

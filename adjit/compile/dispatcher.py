@@ -227,6 +227,7 @@ class TransformDispatcher(GeneratedDispatcher):
         except BaseException as error:
             truncate_current(0)
             if isinstance(error, TypeError) and str(error).startswith(_BINDING_ERRORS):
+                error = _binding_reason(self.py_func, args, kwargs) or error
                 raise self._argument_count_error(error) from None
             raise
 
@@ -239,6 +240,20 @@ class TransformDispatcher(GeneratedDispatcher):
             return ArgumentError(f"adjit: {self.py_func.__name__} takes the function's "
                                  f"arguments positionally, then {then}; {error}")
         return ArgumentError(f"adjit: {self.py_func.__name__} takes ({params}); {error}")
+
+
+def _binding_reason(py_func, args, kwargs):
+    """Why ``args`` and ``kwargs`` do not bind to ``py_func``'s parameters, as Python says
+    it (an unknown keyword named first, as in a call), or None."""
+    params = inspect.signature(py_func).parameters
+    unknown = [k for k in kwargs if k not in params]
+    if unknown and not any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return TypeError(f"got an unexpected keyword argument '{unknown[0]}'")
+    try:
+        inspect.signature(py_func).bind(*args, **kwargs)
+    except TypeError as reason:
+        return reason
+    return None
 
 
 #: the starts of Numba's messages for arguments that do not bind to the parameters

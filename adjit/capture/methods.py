@@ -12,7 +12,8 @@ from ..ir.builder import fresh_name
 
 #: method name -> NumPy function taking the receiver first
 METHOD_FUNCTIONS = {"dot": np.dot, "sum": np.sum, "clip": np.clip, "squeeze": np.squeeze,
-                    "take": np.take, "repeat": np.repeat}
+                    "take": np.take, "repeat": np.repeat, "conj": np.conj,
+                    "conjugate": np.conjugate}
 
 
 class MethodsToFunctions:

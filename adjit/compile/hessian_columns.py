@@ -58,7 +58,11 @@ def _columns_kernel():
         @staticmethod
         def clear():
             from numba.core.registry import cpu_target
-            for template in cpu_target.typing_context.resolve_value_type(columns).templates:
+            try:
+                function_type = cpu_target.typing_context.resolve_value_type(columns)
+            except ValueError:  # Numba has not installed the overload yet: none compiled
+                return
+            for template in function_type.templates:
                 template._impl_cache.clear()
                 template._compiled_overloads.clear()
     registered_cache(CompiledColumns)

@@ -540,10 +540,11 @@ def node_vector(r, v):
 
 
 def method_and_asarray_forms(x, t):
-    # x.take / x.repeat as np.take / np.repeat; np.asarray of a tuple of floats
+    # x.take / x.repeat / x.conj as np.take / np.repeat / np.conj; np.asarray of a tuple
     idx = np.array([0, 2, 5, 2])
     m = np.asarray((t, t * t, 1.0))
-    return np.sum(x.take(idx) ** 2) + np.sum(x.repeat(2) * np.sin(x.repeat(2))) + np.sum(m ** 3)
+    return (np.sum(x.take(idx) ** 2) + np.sum(x.repeat(2) * np.sin(x.repeat(2)))
+            + np.sum(m ** 3) + np.sum(x.conj() * x.conjugate() * x))
 
 
 CASES = [

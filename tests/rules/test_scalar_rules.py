@@ -96,6 +96,7 @@ def np_absolute(x): return np.absolute(x)
 def np_fabs(x): return np.fabs(x)
 def np_negative(x): return np.negative(x)
 def np_positive(x): return np.positive(x)
+def np_conj(x): return np.conj(x) * np.conjugate(x * x)
 def np_float64(x): return np.float64(x) * x
 def np_float32(x): return np.float32(x) * x          # float32 arguments only
 def np_add(x, y): return np.add(x, y) * x
@@ -173,6 +174,7 @@ UNARY = [
     (np_fabs, [-1.3, 0.7]),
     (np_negative, [-1.3, 0.7]),
     (np_positive, [-1.3, 0.7]),
+    (np_conj, [-1.3, 0.7]),
     (np_reciprocal, [-1.3, 0.7]),
     (np_sinc, [-1.3, 0.4, 2.2]),
     (np_float64, [-1.3, 0.7]),

@@ -19,7 +19,8 @@ METHOD_FUNCTIONS = {"dot": np.dot, "sum": np.sum, "clip": np.clip, "squeeze": np
 class MethodsToFunctions:
     """``y = x.m(args)`` with ``m`` in ``METHOD_FUNCTIONS`` becomes ``y = np.m(x, args)``,
     keywords kept (``BindCallArguments``, which runs next, makes them positional);
-    ``y = s.item()`` of a float ``s`` becomes ``y = s``."""
+    ``y = s.item()`` of a float ``s`` becomes ``y = s``, and so does ``y = x.real`` of
+    floats."""
 
     name = "methods_to_functions"
 
@@ -30,6 +31,9 @@ class MethodsToFunctions:
         for block in fn.func_ir.blocks.values():
             for k, stmt in enumerate(list(block.body)):
                 value = stmt.value if isinstance(stmt, ir.Assign) else None
+                if _is_real_of_floats(fn, stmt, value):
+                    stmt.value = value.value  # the same memory, as Numba gives it
+                    continue
                 if not (isinstance(value, ir.Expr) and value.op == "call"
                         and value.vararg is None and value.varkwarg is None
                         and isinstance(fn.typeof(value.func.name), types.BoundFunction)):
@@ -63,6 +67,16 @@ class MethodsToFunctions:
                 del fn.calltypes[value]
                 fn.calltypes[new] = sig
                 stmt.value = new
+
+
+def _is_real_of_floats(fn, stmt, value):
+    """Whether ``value`` is ``x.real`` of a float array or number, which is ``x`` itself
+    (Numba returns the array; the result has its type)."""
+    if not (isinstance(value, ir.Expr) and value.op == "getattr" and value.attr == "real"):
+        return False
+    typ = fn.typeof(value.value.name)
+    dtype = typ.dtype if isinstance(typ, types.Array) else typ
+    return isinstance(dtype, types.Float) and fn.typeof(stmt.target.name) == typ
 
 
 def _is_scalar_item(fn, bound, call):
@@ -148,6 +162,9 @@ class JitclassMethodsToCalls:
         for block in fn.func_ir.blocks.values():
             for stmt in list(block.body):
                 value = stmt.value if isinstance(stmt, ir.Assign) else None
+                if _is_real_of_floats(fn, stmt, value):
+                    stmt.value = value.value  # the same memory, as Numba gives it
+                    continue
                 if not (isinstance(value, ir.Expr) and value.op == "call"
                         and value.vararg is None and value.varkwarg is None):
                     continue
@@ -195,6 +212,9 @@ class ContiguousAliases:
         for block in fn.func_ir.blocks.values():
             for stmt in list(block.body):
                 value = stmt.value if isinstance(stmt, ir.Assign) else None
+                if _is_real_of_floats(fn, stmt, value):
+                    stmt.value = value.value  # the same memory, as Numba gives it
+                    continue
                 if not (isinstance(value, ir.Expr) and value.op == "call"
                         and value.vararg is None):
                     continue

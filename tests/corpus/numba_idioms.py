@@ -544,7 +544,7 @@ def method_and_asarray_forms(x, t):
     idx = np.array([0, 2, 5, 2])
     m = np.asarray((t, t * t, 1.0))
     return (np.sum(x.take(idx) ** 2) + np.sum(x.repeat(2) * np.sin(x.repeat(2)))
-            + np.sum(m ** 3) + np.sum(x.conj() * x.conjugate() * x))
+            + np.sum(m ** 3) + np.sum(x.conj() * x.conjugate() * x) + np.sum(x.real ** 3))
 
 
 CASES = [

@@ -29,6 +29,8 @@ the items directly and no tuple of arrays needs an adjoint.
 
 Test cases: ``tests/rules/test_array_ops.py``.
 """
+import math
+
 import numpy as np
 
 from ..compile.inline_library import internal_jit
@@ -254,6 +256,48 @@ def choose_linspace(argtypes):
     return linspace if all(isinstance(t, real) for t in argtypes[:2]) else None
 
 
+@internal_jit
+def arange(start, stop, step):
+    """``np.arange(start, stop, step)`` of real numbers with a float among them, computed
+    as Numba computes it (``start + i * step``, ``ceil((stop - start) / step)`` points):
+    linear in the origin and the spacing, so a grid whose origin or step is a parameter
+    differentiates (``np.arange(0.0, T, dt)``); the stop only sets the length, an
+    integer with no derivative."""
+    if step == 0:
+        raise ValueError("Maximum allowed size exceeded")
+    n = max(int(math.ceil((stop - start) / step)), 0)
+    out = np.empty(n, np.float64)
+    for i in range(n):
+        out[i] = start + i * step
+    return out
+
+
+@internal_jit
+def arange_to(stop):
+    """``np.arange(stop)`` of a float: ``arange(0, stop, 1)``."""
+    return arange(0, stop, 1)
+
+
+@internal_jit
+def arange_between(start, stop):
+    """``np.arange(start, stop)`` with a float: ``arange(start, stop, 1)``."""
+    return arange(start, stop, 1)
+
+
+def choose_arange(argtypes):
+    """The ``np.arange`` helper for real bounds with a float among them and no ``dtype``;
+    None leaves integer ranges (no derivative) and other calls to Numba."""
+    from numba.core import types
+    given = [t for t in argtypes if not absent(t)]
+    if len(given) != len(argtypes) and any(not absent(t) for t in argtypes[len(given):]):
+        return None  # a gap: a default between given arguments
+    if not (1 <= len(given) <= 3 and all(isinstance(t, (types.Integer, types.Float))
+                                         for t in given)
+            and any(isinstance(t, types.Float) for t in given)):
+        return None
+    return {1: arange_to, 2: arange_between, 3: arange}[len(given)]
+
+
 def choose_append(argtypes):
     """The ``np.append`` helper for these argument types: a float64 ``arr``, a number or
     an array of numbers, and no ``axis`` (NumPy then flattens both); None leaves the call
@@ -449,6 +493,7 @@ def defstacking(func, plans, axes=None):
 defcomposite(np.interp, interp_scalar, ranks=(0,))
 defcomposite(np.interp, interp_array, ranks=(1,))
 defcomposite(np.linspace, choose_linspace, ranks=(0,))
+defcomposite(np.arange, choose_arange, ranks=(0,))
 defcomposite(np.fill_diagonal, fill_diagonal, ranks=(2,))
 defcomposite(np.linalg.eigvalsh, eigenvalues, ranks=(2,))
 defcomposite(np.append, choose_append)

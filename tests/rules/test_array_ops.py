@@ -146,6 +146,14 @@ def gather_points(a):
     return np.sum(a[np.array([0, 1, 0, -1]), np.array([2, 0, 2, -2])] ** 3)
 
 
+def aranges(T, dt):
+    # np.arange grids whose end, step or origin is a parameter (refused before): the
+    # values are linear in origin and step; the end sets the length only
+    t = np.arange(0.0, T, dt)
+    return (np.sum(np.sin(t * T) * t) + np.sum(np.arange(T) * T)
+            + np.sum(np.arange(dt, 2.0) ** 2))
+
+
 def grids(length, origin):
     # a grid whose length and origin are parameters; integer endpoints; one point
     x = np.linspace(0.0, length, 7)
@@ -310,6 +318,7 @@ CASES = [
     (gather_faces, (RNG.uniform(-1.0, 1.0, (5, 2)),), 0, ["take_rows_grid"]),
     (gather_points, (M23,), 0, ["take_points"]),
     (grids, (1.3, 0.4), (0, 1), ["np.linspace"]),
+    (aranges, (2.3, 0.3), (0, 1), ["np.arange"]),
     # composites (rules/composites.py) and whole-array reductions (rules/array_ops.py)
     (stacking, (V6,), 0, ["join_rows", "as_row", "as_column"]),
     (concatenate_columns, (M23,), 0, ["join_columns"]),

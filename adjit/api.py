@@ -14,9 +14,8 @@ from numba.core import ir, types
 from .arguments import (
     TANGENT_SHAPE, check_cotangent, check_differentiable, check_named_parameters,
     check_scalar_output, check_shape, check_tangents, check_written_arguments_apart,
-    copy_tangent_arrays, entry_block, needs_contiguous, normalise_argnums, omitted_default,
-    parameter_counts, refuse_float_tuples, refuse_reverse_over_reverse, takes_tangent,
-    tangent_in_primal_type, trailing_defaults)
+    entry_block, normalise_argnums, omitted_default, parameter_counts,
+    refuse_float_tuples, refuse_reverse_over_reverse, takes_tangent, trailing_defaults)
 from .capture.freshness import StalenessCheck, ensure_current
 from .capture.typed_ir import capture, py_function_of
 from .compile.caches import OwnedCache
@@ -25,8 +24,8 @@ from .errors import ArgumentError
 from .ir.inlining import splice
 from .runtime import tape_acquire
 from .compile.hessian_columns import hessian_columns
-from .capture.effects import callee_container_writes, callee_writes
-from .ir.value_types import is_float_array
+from .jvp_wrappers import (JVPWrapper, NestedJVPWrapper, array_leaves, leaf,
+                           tangent_as_argument, written_arguments)
 from .rules.arrays import zeros_shadow
 from .transform.reverse.program import derive
 
@@ -285,179 +284,6 @@ def vjp(func, cache=False):
     return _transform(func, 0, "vjp", cache)
 
 
-def written_arguments(func, primal_types):
-    """Indices of the array arguments ``func`` writes into. ``grad(f)`` and
-    ``value_and_grad(f)``, which take ``f``'s arguments, write those ``f`` writes: their
-    own compiled stub takes one packed ``*args`` tuple, whose index says nothing about
-    ``f``'s parameters. (Other transforms take more values than ``f``: their stub's
-    analysis stands.)"""
-    return callee_writes(_written_by(func), primal_types)
-
-
-def written_tuples(func, primal_types):
-    """Indices of the tuple arguments ``func`` writes an array item of (``x, v = state;
-    x *= k``): ``jvp`` copies their tangents' arrays, as it does a written array's."""
-    return callee_container_writes(_written_by(func), primal_types)
-
-
-def _written_by(func):
-    """The function whose writes ``func``'s are: ``f`` for ``grad(f)`` and
-    ``value_and_grad(f)`` (see ``written_arguments``), else ``func``."""
-    spec = getattr(func, "adjit_spec", None)
-    while spec is not None and spec[0] in ("grad", "value_and_grad"):
-        func = spec[1]
-        spec = getattr(func, "adjit_spec", None)
-    return func
-
-
-class _JVPWrapper:
-    """Builds the IR of ``jvp(f)``: check tangent shapes, call the JVP program."""
-
-    label = "jvp"  # how its argument errors name the transform
-
-    def __init__(self, func):
-        self.func = func
-        self.py_func = py_function_of(func)
-        self.names = tuple(inspect.signature(self.py_func).parameters)
-        self.fname = self.py_func.__qualname__
-
-    def build(self, argtypes):
-        """IR of ``jvp(f)`` for one signature: (args..., tangents...) -> (y, ydot)."""
-        from .transform.forward import derive_jvp
-        flat = tuple(types.unliteral(t) for t in argtypes[0].types)  # the *args tuple
-        n, tuples = self.primal_count(flat)
-        given_types, tangent_types = flat[:n], flat[n:]
-        active = tuple(i for i, t in enumerate(given_types) if takes_tangent(t, tuples))
-        check_tangents(self.fname, self.names, given_types, active, tangent_types)
-        defaults, primal_types = trailing_defaults(self.py_func, given_types, n)
-        program = derive_jvp(self.func, primal_types, active)
-        block, e = entry_block(self.py_func)
-        blocks = {0: block}
-        packed = e.assign(ir.Arg("args", 0, e.loc), target="args")
-        args = [e.item(packed, k, hint="a") for k in range(len(flat))]
-        written = written_arguments(self.func, primal_types)
-        e = check_written_arguments_apart(blocks, e, f"jvp({self.fname})", self.names,
-                                          args[:n], given_types, written)
-        written = written | written_tuples(self.func, primal_types)
-        e = self.check_given(blocks, e, args)
-        for j, i in enumerate(active):
-            args[n + j] = _tangent_as_argument(e, args[n + j], tangent_types[j], args[i],
-                                               primal_types[i])
-            for path, _ in _array_leaves(primal_types[i]):
-                where = self.names[i] + "".join(f"[{k}]" for k in path)
-                e = check_shape(blocks, e, _leaf(e, args[i], path), _leaf(e, args[n + j], path),
-                                TANGENT_SHAPE.format(where, self.label))
-            if i in written:  # its tangent is updated in place: not the caller's array
-                args[n + j] = copy_tangent_arrays(e, args[n + j], primal_types[i])
-        args[n:n] = [omitted_default(e, d) for d in defaults]
-        dual, e = splice(blocks, e, program.blocks(), args, "jvp")
-        e.ret(dual)
-        return blocks
-
-    def primal_count(self, flat):
-        """``jvp_split`` of the values passed (all parameters when none fits:
-        ``check_tangents`` then says what is expected)."""
-        return jvp_split(self.py_func, flat) or (parameter_counts(self.py_func)[1], True)
-
-    def check_given(self, blocks, e, args):
-        """Run-time checks of the values passed beyond the tangents' (none here)."""
-        return e
-
-
-class _NestedJVPWrapper:
-    """Builds ``jvp(jvp(f))`` directly: the JVP of ``f``'s JVP program for the types of
-    the arguments and inner tangents given. ``jvp(f)`` takes ``*args`` (its number of
-    tangents depends on the types), so the program, whose parameters are named, is
-    what the outer level differentiates; each level has its own tangent variables, so
-    there is no perturbation confusion."""
-
-    def __init__(self, inner, f):
-        self.inner, self.f = inner, f
-        self.py_func = py_function_of(f)
-        self.names = tuple(inspect.signature(self.py_func).parameters)
-        self.fname = self.py_func.__qualname__
-
-    def build(self, argtypes):
-        """IR of ``jvp(jvp(f))`` for one signature: (args, inner tangents, outer
-        tangents) -> ((y, ydot), (y', ydot'))."""
-        from .transform.forward import derive_jvp
-        flat = tuple(types.unliteral(t) for t in argtypes[0].types)  # the *args tuple
-        n, active = self._split(flat)
-        program = derive_jvp(self.f, flat[:n], active)
-        return _InnerTangentsChecked(program.dispatcher, self.names, active, n).build(
-            argtypes)
-
-    def _split(self, flat):
-        """``(n, active)``: ``f``'s arguments (all of them) and those the inner level
-        gives tangents; the values after those tangents are the outer tangents
-        (``jvp_split`` at each level). Of the readings that fit the count (flat tuples
-        held fixed or given tangents, at each level), the first whose inner tangents
-        have their arguments' types."""
-        n = parameter_counts(self.py_func)[1]
-        mismatch = None
-        for tuples in (False, True):
-            active = tuple(i for i, t in enumerate(flat[:n]) if takes_tangent(t, tuples))
-            m = n + len(active)
-            if not any(m + sum(takes_tangent(t, outer) for t in flat[:m]) == len(flat)
-                       for outer in (False, True)):
-                continue
-            try:
-                check_tangents(self.fname, self.names, flat[:n], active, flat[n:m])
-            except ArgumentError as error:
-                mismatch = mismatch or error
-                continue
-            return n, active
-        if mismatch is not None:
-            raise mismatch
-        raise ArgumentError(
-            f"jvp(jvp({self.fname})) takes {self.fname}'s arguments ({', '.join(self.names)}; "
-            "all of them), one tangent per float or float-array argument, then one "
-            f"tangent per float or float-array value among those; got {len(flat)} values")
-
-
-class _InnerTangentsChecked(_JVPWrapper):
-    """``jvp`` of a JVP program whose first ``n`` parameters are the function's
-    arguments and the next its tangents (``jvp(jvp(f))``): the inner tangents' shapes
-    are checked at run time as ``jvp(f)`` checks them, since the program itself does not."""
-
-    def __init__(self, program, names, active, n):
-        super().__init__(program)
-        self.user_names, self.inner_active, self.n = names, active, n
-        # the program's tangent parameters are adjit's names: say dx for x's
-        self.names = names + tuple("d" + names[i] for i in active)
-        self.label = f"jvp(jvp({py_function_of(program.adjit_jvp_of).__qualname__}))"
-
-    def check_given(self, blocks, e, args):
-        """Each inner tangent has the shape of its argument."""
-        for j, i in enumerate(self.inner_active):
-            primal_type = self.argtypes_seen[i]
-            for path, _ in _array_leaves(primal_type):
-                where = self.user_names[i] + "".join(f"[{k}]" for k in path)
-                e = check_shape(blocks, e, _leaf(e, args[i], path),
-                                _leaf(e, args[self.n + j], path),
-                                TANGENT_SHAPE.format(where, self.label))
-        return e
-
-    def build(self, argtypes):
-        self.argtypes_seen = tuple(types.unliteral(t) for t in argtypes[0].types)
-        return super().build(argtypes)
-
-
-def jvp_split(py_func, flat):
-    """``(k, tuples)``: how many of the values passed to ``jvp(f)`` are arguments, all
-    parameters or fewer when trailing parameters with defaults are omitted
-    (``jvp(f)(x, y, dx, dy)`` for ``def f(x, y, scale=1.0)``), and whether the flat
-    tuples among them take tangents; None when no split fits. A flat tuple of floats and
-    float arrays takes a tuple of tangents, as in JAX; when the tangents given are only
-    those of the float and float-array arguments, every tuple is held fixed (a
-    workspace, as jvp took them before). k arguments and one tangent per float among
-    them grow together, so the first fit is the one."""
-    required, nparams = parameter_counts(py_func)
-    fits = [(k, tuples) for k in range(required, nparams + 1) for tuples in (False, True)
-            if k + sum(takes_tangent(t, tuples) for t in flat[:k]) == len(flat)]
-    return fits[0] if fits else None
-
-
 def jvp(func, cache=False):
     """``jvp(f)(*args, *tangents)`` is ``(f(*args), df)``: forward mode, with one tangent
     per float or float-array argument, in order; a flat tuple of these takes a tuple of
@@ -467,7 +293,7 @@ def jvp(func, cache=False):
         raise ArgumentError(f"adjit.jvp expects a function, got {func!r}")
     py_func = py_function_of(func)
     spec = getattr(func, "adjit_spec", None)
-    # jvp(jvp(f)) (one level of nesting): the JVP of f's JVP program (_NestedJVPWrapper)
+    # jvp(jvp(f)) (one level of nesting): the JVP of f's JVP program (NestedJVPWrapper)
     nested = (spec is not None and spec[0] == "jvp"
               and getattr(spec[1], "adjit_spec", None) is None)
     if not nested:
@@ -477,7 +303,7 @@ def jvp(func, cache=False):
     with _lock:
         disp = _transforms.get(key)
         if disp is None:
-            wrapper = _NestedJVPWrapper(func, spec[1]) if nested else _JVPWrapper(func)
+            wrapper = NestedJVPWrapper(spec[1]) if nested else JVPWrapper(func)
             # the number of tangents depends on the argument types: the stub takes *args
             disp = generated_dispatcher(f"jvp_{py_func.__name__}", None, wrapper.build,
                                         primal=func)
@@ -549,7 +375,7 @@ class _HVPWrapper:
         packed = e.assign(ir.Arg("args", 0, e.loc), target="args")
         values = [e.item(packed, k, hint="a") for k in range(len(flat))]
         args = values[:n] + [omitted_default(e, d) for d in defaults]
-        given = {i: _tangent_as_argument(e, values[n + k], flat[n + k], args[i],
+        given = {i: tangent_as_argument(e, values[n + k], flat[n + k], args[i],
                                          primal_types[i])
                  for k, i in enumerate(self.argnums)}
         tangents = [given[i] for i in active]
@@ -558,40 +384,12 @@ class _HVPWrapper:
                                           primal_types, written_arguments(self.func,
                                                                           primal_types))
         for i, v in given.items():
-            for path, t in _array_leaves(primal_types[i]):
+            for path, t in array_leaves(primal_types[i]):
                 where = self.names[i] + "".join(f"[{k}]" for k in path)
-                e = check_shape(blocks, e, _leaf(e, args[i], path), _leaf(e, v, path),
+                e = check_shape(blocks, e, leaf(e, args[i], path), leaf(e, v, path),
                                 TANGENT_SHAPE.format(where, 'hvp'))
         e.ret(e.call(program.dispatcher, args + tangents, hint="hv"))
         return blocks
-
-
-def _tangent_as_argument(e, tangent, tangent_type, primal, primal_type):
-    """A tangent converted to its argument's number type and, for a C-ordered array, to
-    C order (``tangent_in_primal_type``, ``needs_contiguous``); a tuple's item by item."""
-    if isinstance(primal_type, types.BaseTuple):
-        return e.tuple([_tangent_as_argument(e, e.item(tangent, k), tt, e.item(primal, k), pt)
-                        for k, (tt, pt) in enumerate(zip(tangent_type.types,
-                                                         primal_type.types))],
-                       hint="tangent")
-    converted = tangent_in_primal_type(e, tangent, tangent_type, primal, primal_type)
-    if needs_contiguous(primal_type, tangent_type):
-        return e.call(np.ascontiguousarray, [converted], hint="tangent")
-    return converted
-
-
-def _array_leaves(typ, path=()):
-    """``(path, type)`` of each float array in an argument (itself, or a tuple's items)."""
-    if isinstance(typ, types.BaseTuple):
-        return [leaf for k, t in enumerate(typ.types) for leaf in _array_leaves(t, path + (k,))]
-    return [(path, typ)] if is_float_array(typ) else []
-
-
-def _leaf(e, value, path):
-    """The item of ``value`` at ``path`` (``value`` itself for an empty path)."""
-    for k in path:
-        value = e.item(value, k)
-    return value
 
 
 def hessian(func, cache=False):

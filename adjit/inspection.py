@@ -7,7 +7,7 @@ import inspect
 
 from numba.core import types
 
-from .api import jvp_split
+from .jvp_wrappers import jvp_split
 from .arguments import normalise_argnums, parameter_counts, takes_tangent, trailing_defaults
 from .capture.typed_ir import py_function_of
 from .errors import ArgumentError

@@ -22,7 +22,7 @@ from ..partials import emit_product, emit_seed_terms
 from ...rules import NONDIFF, lookup
 from ...rules.arrays import (is_filled_allocation, add_indexed, add_in_bounds_at, add_selection,
                              tuple_item_share,
-                             lookup_array, restore_selection, sum_indexed, sum_selection,
+                             restore_selection, sum_indexed, sum_selection,
                              zero_selection)
 from ...rules.core import ZERO
 from ...ir.value_types import (container_words, value_words, is_differentiable, is_float,
@@ -39,6 +39,7 @@ from .elementwise import rev_elementwise
 from .lists import (active_list, rev_list_method, rev_list_new, rev_list_read,
                     rev_list_reduction, rev_list_write)
 from .derived_calls import rev_derived_call
+from .reductions import apply_array_rule
 from .stmt_info import NOTHING, StmtEmitter, StmtInfo
 from .matmul import rev_matmul
 from .shadows import argument_memory_of, fresh_flag, is_element_index
@@ -209,45 +210,6 @@ REV_CALLS = {
     "adjoint_product": rev_generated_helper,
     "linear": rev_generated_helper,
 }
-
-
-def apply_array_rule(ctx, stmt, e, prim, args):
-    """rev: ``update_k(g, y, *args, a_k%shadow)`` for every active array argument of a
-    primitive from float arrays to a float (``np.sum``, ``np.dot``, ``x @ y`` ...)."""
-    rule, target = lookup_array(prim), stmt.target
-    name = call_name(prim)
-    if rule is None and lookup(prim) is NONDIFF and not is_differentiable(
-            ctx.typeof(target.name)):
-        return  # declared without a derivative: ``x is None``, ``x is not y``
-    if rule is None or len(args) != rule.arity or not ctx.active_float(target):
-        what = "with these arguments" if rule is not None else "on arrays"
-        raise ctx.unsupported(f"'{name}' {what} returning {ctx.typeof(target.name)}",
-                              stmt.loc, "array-valued operations, and reductions with an "
-                              "axis or other options, have no rule yet")
-    scalar_partials = getattr(rule, "scalar_partials", None)  # (a custom vjp's)
-    for a in args:
-        typ = ctx.typeof(a.name)
-        if (ctx.is_active(a) or a.name in ctx.act.carriers) and not (
-                isinstance(typ, types.Array) and typ.ndim in rule.ndims) and not (
-                scalar_partials and is_float(typ) and a.name not in ctx.act.carriers):
-            raise ctx.unsupported(f"'{name}' applied to {typ}", stmt.loc,
-                                  f"the rule handles float arrays of rank {rule.ndims}")
-    g = e.var(bar(target.name))
-    ans = target if rule.reads_ans else e.const(ctx.zero_like(target.name), hint="unused")
-    shadows = {k: ctx.shadow_of(a, stmt.loc, e) for k, a in enumerate(args)
-               if ctx.active_array(a)}
-    # an argument whose values the rule never reads is passed as its shadow (same shape):
-    # arrays allocated in the function have no primal in the reverse pass
-    passed = [a if rule.reads_args[k] or k not in shadows else shadows[k]
-              for k, a in enumerate(args)]
-    for k, shadow in shadows.items():
-        if rule.updates[k] is not None:
-            e.call(rule.updates[k], [g, ans] + passed + [shadow], hint="void")
-    for k, a in enumerate(args):  # a float beside the arrays: a_k%bar += g * d_k
-        if scalar_partials and ctx.active_float(a):
-            d = e.call(scalar_partials[k], list(args), hint="partial")
-            ctx.accumulate(e, a, e.binop(operator.mul, g, d, hint="term"))
-    ctx.reset(e, target.name)
 
 
 def rev_array_op(ctx, stmt, e, site):
